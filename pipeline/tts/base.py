@@ -1,0 +1,90 @@
+"""The text-to-speech backend interface every speech realizer implements.
+
+The composer (pipeline/compose) only needs three things from a TTS engine: mono audio at the
+session's sample rate, a word-level clock (so ``spoken_text`` of each unit and the
+``unspoken_text`` of an interrupted turn can be cut at word boundaries) and a stable identity to
+record in the dataset manifest. Keeping the interface this small lets the espeak-ng backend
+(fast, CPU, deterministic) and a neural backend (CosyVoice) be swapped without touching callers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Voice", "WordTiming", "Synthesis", "TTSBackend"]
+
+
+@dataclass(frozen=True)
+class Voice:
+    """A speaker: what the scenario planner samples and the manifest records.
+
+    Frozen and made of plain fields so it can be a dict key, cached on, and round-tripped through
+    JSON/Parquet metadata with ``to_dict``/``from_dict``.
+    """
+
+    name: str  # backend voice id; for espeak-ng "<language>[+<variant>]", e.g. "en-us+f3"
+    rate: int = 170  # speaking rate, words per minute
+    pitch: int = 50  # base pitch, 0..99 (backend-relative scale)
+    pitch_range: int = 50  # intonation range, 0..99 (0 = monotone)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Voice:
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class WordTiming:
+    """When one input token is heard in the synthesized audio.
+
+    ``word`` is the whitespace-separated token exactly as in the input text, punctuation included
+    (e.g. ``"Paris,"``), so joining the ``word``s of a prefix with spaces reproduces the spoken
+    part of the text. A token the engine did not voice (e.g. a lone ``"-"``) gets
+    ``start_s == end_s`` at the boundary between its neighbours.
+    """
+
+    word: str
+    start_s: float  # seconds from the first sample of Synthesis.audio
+    end_s: float  # seconds; start_s <= end_s <= next word's start_s
+
+
+@dataclass(frozen=True, eq=False)
+class Synthesis:
+    """The result of one ``synthesize`` call.
+
+    ``words`` has exactly one entry per whitespace-separated token of the input text, in order,
+    with monotone non-overlapping times inside ``[0, len(audio)/sample_rate]``.
+    """
+
+    audio: np.ndarray  # float32, mono, in [-1, 1], at sample_rate
+    sample_rate: int
+    words: tuple[WordTiming, ...]
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.audio) / self.sample_rate
+
+
+@runtime_checkable
+class TTSBackend(Protocol):
+    """What a speech realizer must provide.
+
+    Implementations must be picklable (they are shipped to Ray workers) and deterministic: the same
+    ``(text, voice, sample_rate)`` gives identical audio bytes, so a dataset can be regenerated
+    from its manifest.
+    """
+
+    name: str
+
+    def synthesize(self, text: str, voice: Voice, sample_rate: int) -> Synthesis:
+        """Speak ``text`` with ``voice``; raise ValueError on empty text or an unknown voice."""
+        ...
+
+    def identity(self) -> dict[str, Any]:
+        """Engine name, version and output-shaping settings, recorded in dataset manifests."""
+        ...

@@ -1,0 +1,510 @@
+"""espeak-ng speech realization through ctypes (library and data from the ``espeakng-loader`` wheel).
+
+Why espeak-ng: it is tiny, CPU-only, fast (hundreds of times real time) and reports where every
+word starts in its own audio, which is exactly what the composer needs to cut ``spoken_text`` at
+unit boundaries. Its voices are robotic; a neural backend can replace it behind ``TTSBackend``.
+
+Output contract of :meth:`EspeakBackend.synthesize` (downstream mixing relies on it):
+
+* mono float32 at the requested rate, resampled from espeak's native 22050 Hz with soxr "HQ";
+* loudness-normalised: RMS over active 10 ms frames (frames within 40 dB of the loudest one) is
+  ``target_rms_dbfs`` (-20 dBFS), unless that would push the peak above ``peak_limit`` (0.9), in
+  which case the peak limit wins and the RMS comes out lower;
+* trimmed: leading/trailing samples below -45 dBFS are removed, so the first and the last sample
+  are themselves at or above -45 dBFS (the utterance starts and ends "on speech");
+* one :class:`WordTiming` per whitespace token; starts come from espeak's WORD events, ends are the
+  last sample at or above -45 dBFS before the next word's start, so pauses at commas are not
+  counted as part of the preceding word.
+
+Determinism: libespeak-ng keeps synthesis state in C statics (pitch flutter phase, resonator and
+echo memories, an RNG seeded from the clock), so the same text synthesised twice in one process
+gives slightly different samples. Each call therefore loads a fresh, process-private copy of the
+library, seeds its RNG, synthesises and unloads it again (about 2 ms overhead), which makes the
+output a pure function of ``(text, voice, sample_rate)``.
+"""
+
+from __future__ import annotations
+
+import _ctypes
+import ctypes
+import os
+import re
+import shutil
+import tempfile
+import threading
+import weakref
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import espeakng_loader
+import numpy as np
+import soxr
+
+from .base import Synthesis, Voice, WordTiming
+
+__all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices", "SILENCE_DBFS"]
+
+# --- constants from espeak-ng's speak_lib.h -------------------------------------------------------
+_AUDIO_OUTPUT_SYNCHRONOUS = 2
+_INITIALIZE_DONT_EXIT = 0x8000  # return an error code instead of calling exit()
+_POS_CHARACTER = 1
+_CHARS_UTF8 = 1
+_EVENT_LIST_TERMINATED = 0
+_EVENT_WORD = 1
+_PARAM_RATE, _PARAM_PITCH, _PARAM_RANGE = 1, 3, 4
+_EE_OK = 0
+
+_RAND_SEED = 1  # espeak seeds its RNG from time(NULL) at initialisation; pin it
+SILENCE_DBFS = -45.0  # below this a sample counts as silence (trimming, word ends)
+_GATE_DB = 40.0  # loudness: frames within this many dB of the loudest frame are "active"
+
+_RATE_RANGE = (80, 450)  # espeak-ng's accepted words-per-minute range
+_TOKEN_RE = re.compile(r"\S+")
+
+
+class _Event(ctypes.Structure):
+    class _Id(ctypes.Union):
+        _fields_ = [("number", ctypes.c_int), ("name", ctypes.c_char_p), ("string", ctypes.c_char * 8)]
+
+    _fields_ = [
+        ("type", ctypes.c_int),
+        ("unique_identifier", ctypes.c_uint),
+        ("text_position", ctypes.c_int),  # 1-based character offset in the input text
+        ("length", ctypes.c_int),  # characters
+        ("audio_position", ctypes.c_int),  # ms from the start of the utterance
+        ("sample", ctypes.c_int),
+        ("user_data", ctypes.c_void_p),
+        ("id", _Id),
+    ]
+
+
+class _VoiceInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char_p),
+        ("languages", ctypes.c_void_p),  # (priority byte, NUL-terminated string)*, then a 0 byte
+        ("identifier", ctypes.c_char_p),
+        ("gender", ctypes.c_ubyte),
+        ("age", ctypes.c_ubyte),
+        ("variant", ctypes.c_ubyte),
+        ("xx1", ctypes.c_ubyte),
+        ("score", ctypes.c_int),
+        ("spare", ctypes.c_void_p),
+    ]
+
+
+_SynthCallback = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(_Event))
+
+
+def _declare(lib: ctypes.CDLL) -> None:
+    lib.espeak_Initialize.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]
+    lib.espeak_Initialize.restype = ctypes.c_int
+    lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
+    lib.espeak_ng_SetRandSeed.restype = None
+    lib.espeak_SetSynthCallback.argtypes = [_SynthCallback]
+    lib.espeak_SetSynthCallback.restype = None
+    lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
+    lib.espeak_SetVoiceByName.restype = ctypes.c_int
+    lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    lib.espeak_SetParameter.restype = ctypes.c_int
+    lib.espeak_Synth.argtypes = [
+        ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int, ctypes.c_uint, ctypes.c_uint,
+        ctypes.c_void_p, ctypes.c_void_p,
+    ]
+    lib.espeak_Synth.restype = ctypes.c_int
+    lib.espeak_Info.argtypes = [ctypes.c_void_p]
+    lib.espeak_Info.restype = ctypes.c_char_p
+    lib.espeak_ListVoices.argtypes = [ctypes.POINTER(_VoiceInfo)]
+    lib.espeak_ListVoices.restype = ctypes.POINTER(ctypes.POINTER(_VoiceInfo))
+    lib.espeak_Terminate.argtypes = []
+    lib.espeak_Terminate.restype = ctypes.c_int
+
+
+def _dlclose(lib: ctypes.CDLL) -> None:
+    close = getattr(_ctypes, "dlclose", None) or getattr(_ctypes, "FreeLibrary")
+    close(lib._handle)
+
+
+@dataclass
+class _NativeResult:
+    samples: np.ndarray  # int16 at native_rate
+    native_rate: int
+    word_events: list[tuple[int, int, int]]  # (text_position 1-based, length, audio_position ms)
+
+
+class EspeakBackend:
+    """``TTSBackend`` over libespeak-ng.
+
+    Picklable: it holds only settings; the private library copy is made lazily on first use in each
+    process. Thread-safe: calls on one instance are serialised by its lock (espeak-ng is not
+    thread-safe); separate instances use separate library copies.
+    """
+
+    name = "espeak-ng"
+
+    def __init__(self, target_rms_dbfs: float = -20.0, peak_limit: float = 0.9) -> None:
+        if not 0.0 < peak_limit <= 1.0:
+            raise ValueError(f"peak_limit must be in (0, 1], got {peak_limit}")
+        self.target_rms_dbfs = float(target_rms_dbfs)
+        self.peak_limit = float(peak_limit)
+        self._init_runtime()
+
+    # --- pickling: drop the process-local lock and library copy ----------------------------------
+    def _init_runtime(self) -> None:
+        self._lock = threading.Lock()
+        self._lib_path: str | None = None
+        self._lib_pid: int | None = None
+        self._version: str | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit, "_version": self._version}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._init_runtime()
+        self.target_rms_dbfs = state["target_rms_dbfs"]
+        self.peak_limit = state["peak_limit"]
+        self._version = state.get("_version")
+
+    def __repr__(self) -> str:
+        return f"EspeakBackend(target_rms_dbfs={self.target_rms_dbfs}, peak_limit={self.peak_limit})"
+
+    # --- library handling -------------------------------------------------------------------------
+    def _private_lib_path(self) -> str:
+        """A copy of libespeak-ng only this instance loads, so dlclose really unloads it.
+
+        (Loading the wheel's file directly could share a handle, and thus C state, with any other
+        user of espeakng-loader in the process, e.g. a phonemizer.) Caller holds the lock.
+        """
+        if self._lib_path is not None and self._lib_pid == os.getpid():
+            return self._lib_path
+        blob = Path(espeakng_loader.get_library_path()).read_bytes()
+        path: str | None = None
+        if hasattr(os, "memfd_create"):  # Linux: an anonymous in-memory file, nothing left on disk
+            fd = os.memfd_create("duplexsynth-libespeak-ng")
+            try:
+                with open(fd, "wb", closefd=False) as f:
+                    f.write(blob)
+                path = f"/proc/self/fd/{fd}"
+                _dlclose(ctypes.CDLL(path))  # probe that dlopen accepts it (some sandboxes hide /proc)
+                weakref.finalize(self, os.close, fd)
+            except OSError:
+                os.close(fd)
+                path = None
+        if path is None:
+            tmp = tempfile.mkdtemp(prefix="duplexsynth-espeak-")
+            path = os.path.join(tmp, "libespeak-ng.so")
+            Path(path).write_bytes(blob)
+            weakref.finalize(self, shutil.rmtree, tmp, True)
+        self._lib_path, self._lib_pid = path, os.getpid()
+        return path
+
+    def _open(self) -> tuple[ctypes.CDLL, int]:
+        """Load and initialise a pristine library instance. Caller holds the lock."""
+        lib = ctypes.CDLL(self._private_lib_path())
+        _declare(lib)
+        rate = lib.espeak_Initialize(
+            _AUDIO_OUTPUT_SYNCHRONOUS, 0, espeakng_loader.get_data_path().encode(), _INITIALIZE_DONT_EXIT
+        )
+        if rate <= 0:
+            _dlclose(lib)
+            raise RuntimeError(f"espeak_Initialize failed (returned {rate}); data path {espeakng_loader.get_data_path()}")
+        lib.espeak_ng_SetRandSeed(_RAND_SEED)
+        return lib, rate
+
+    @staticmethod
+    def _close(lib: ctypes.CDLL) -> None:
+        lib.espeak_Terminate()
+        _dlclose(lib)
+
+    # --- voices -----------------------------------------------------------------------------------
+    @staticmethod
+    def _voice_ids(lib: ctypes.CDLL) -> list[str]:
+        # espeak_SetVoiceByName matches voice *file* names (case-insensitively), not language
+        # codes: "en-us" works, "en-gb" does not (British English is the file "en").
+        arr = lib.espeak_ListVoices(None)
+        out: set[str] = set()
+        i = 0
+        while arr[i]:
+            ident = arr[i].contents.identifier
+            if ident:
+                out.add(ident.decode("utf-8", "replace").rsplit("/", 1)[-1].lower())
+            i += 1
+        return sorted(out)
+
+    @staticmethod
+    def _select_voice(lib: ctypes.CDLL, name: str) -> bool:
+        """Select ``name`` as a voice file name, else as a language code ("en-gb" -> file "en")."""
+        base, plus, variant = name.partition("+")
+        if not base:
+            return False
+        if lib.espeak_SetVoiceByName(name.encode()) == _EE_OK:
+            return True
+        arr = lib.espeak_ListVoices(None)
+        matches: list[str] = []
+        i = 0
+        while arr[i]:
+            v = arr[i].contents
+            p = v.languages
+            if v.identifier and p and ctypes.c_ubyte.from_address(p).value:
+                if ctypes.string_at(p + 1).decode("utf-8", "replace").lower() == base.lower():
+                    matches.append(v.identifier.decode("utf-8", "replace").rsplit("/", 1)[-1])
+            i += 1
+        for ident in sorted(matches):
+            if lib.espeak_SetVoiceByName(f"{ident}{plus}{variant}".encode()) == _EE_OK:
+                return True
+        return False
+
+    def list_voices(self) -> list[str]:
+        """Voice ids usable as the part of ``Voice.name`` before ``+`` (e.g. "en", "en-us").
+
+        A voice's primary language code (e.g. "en-gb" for "en") is accepted as well.
+        """
+        with self._lock:
+            lib, _ = self._open()
+            try:
+                return self._voice_ids(lib)
+            finally:
+                self._close(lib)
+
+    @staticmethod
+    def list_variants() -> list[str]:
+        """Variant names usable after ``+`` in ``Voice.name`` (e.g. "f3", "m2", "steph")."""
+        vdir = Path(espeakng_loader.get_data_path()) / "voices" / "!v"
+        return sorted(p.name for p in vdir.iterdir() if p.is_file())
+
+    def _unknown_voice(self, voice: Voice, lib: ctypes.CDLL | None, why: str) -> ValueError:
+        ids = self._voice_ids(lib) if lib is not None else []
+        english = [x for x in ids if x == "en" or x.startswith("en-")]
+        variants = [v for v in self.list_variants() if re.fullmatch(r"[fm]\d", v)]
+        return ValueError(
+            f"unknown espeak-ng voice {voice.name!r} ({why}); expected '<voice>[+<variant>]', "
+            f"e.g. voices {english or ids[:10]} and variants {variants} "
+            f"(see EspeakBackend.list_voices() / list_variants())"
+        )
+
+    @staticmethod
+    def _check_params(voice: Voice, sample_rate: int) -> None:
+        if not _RATE_RANGE[0] <= voice.rate <= _RATE_RANGE[1]:
+            raise ValueError(f"voice rate {voice.rate} wpm outside espeak-ng's range {_RATE_RANGE}")
+        for field in ("pitch", "pitch_range"):
+            if not 0 <= getattr(voice, field) <= 99:
+                raise ValueError(f"voice {field}={getattr(voice, field)} outside 0..99")
+        if not isinstance(sample_rate, (int, np.integer)) or not 4000 <= sample_rate <= 192000:
+            raise ValueError(f"sample_rate must be an integer in 4000..192000 Hz, got {sample_rate!r}")
+
+    # --- synthesis --------------------------------------------------------------------------------
+    def _synth_native(self, text: str, voice: Voice) -> _NativeResult:
+        chunks: list[np.ndarray] = []
+        events: list[tuple[int, int, int]] = []
+
+        def on_audio(wav: Any, n: int, ev: Any) -> int:
+            if n > 0 and wav:
+                chunks.append(np.ctypeslib.as_array(wav, shape=(n,)).copy())
+            i = 0
+            while ev[i].type != _EVENT_LIST_TERMINATED:
+                if ev[i].type == _EVENT_WORD:
+                    events.append((ev[i].text_position, ev[i].length, ev[i].audio_position))
+                i += 1
+            return 0  # 0 = continue synthesis
+
+        callback = _SynthCallback(on_audio)  # must stay referenced until synthesis returns
+        variant = voice.name.partition("+")[2]
+        with self._lock:
+            if "+" in voice.name and variant not in self.list_variants():
+                lib, _ = self._open()
+                try:
+                    raise self._unknown_voice(voice, lib, f"no variant {variant!r}")
+                finally:
+                    self._close(lib)
+            lib, rate = self._open()
+            try:
+                if not self._select_voice(lib, voice.name):
+                    raise self._unknown_voice(voice, lib, "espeak_SetVoiceByName failed")
+                lib.espeak_SetParameter(_PARAM_RATE, int(voice.rate), 0)
+                lib.espeak_SetParameter(_PARAM_PITCH, int(voice.pitch), 0)
+                lib.espeak_SetParameter(_PARAM_RANGE, int(voice.pitch_range), 0)
+                lib.espeak_SetSynthCallback(callback)
+                data = text.encode("utf-8")
+                err = lib.espeak_Synth(data, len(data) + 1, 0, _POS_CHARACTER, 0, _CHARS_UTF8, None, None)
+                if err != _EE_OK:
+                    raise RuntimeError(f"espeak_Synth failed with code {err} for text {text[:60]!r}")
+            finally:
+                self._close(lib)
+        samples = np.concatenate(chunks) if chunks else np.zeros(0, np.int16)
+        return _NativeResult(samples, rate, events)
+
+    def synthesize(self, text: str, voice: Voice, sample_rate: int) -> Synthesis:
+        """Speak ``text``; see the module docstring for the audio and timing contract.
+
+        ``voice`` may be any object with ``name``/``rate``/``pitch``/``pitch_range`` (e.g. the
+        pydantic ``schemas.script.VoiceSpec``). Raises ValueError for empty text, an unknown voice,
+        out-of-range parameters, or text espeak renders as silence (e.g. only punctuation).
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"text to synthesize is empty or whitespace only: {text!r}")
+        if "\x00" in text:
+            raise ValueError("text to synthesize contains a NUL character")
+        self._check_params(voice, sample_rate)
+        native = self._synth_native(text, voice)
+        return _postprocess(
+            text, native, int(sample_rate), self.target_rms_dbfs, self.peak_limit
+        )
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that determines the output, for dataset manifests."""
+        if self._version is None:
+            with self._lock:
+                lib, _ = self._open()
+                try:
+                    self._version = lib.espeak_Info(None).decode()
+                finally:
+                    self._close(lib)
+        return {
+            "backend": self.name,
+            "version": self._version,
+            "espeakng_loader": _dist_version("espeakng-loader"),
+            "resampler": f"soxr {_dist_version('soxr')} HQ",
+            "target_rms_dbfs": self.target_rms_dbfs,
+            "peak_limit": self.peak_limit,
+            "silence_dbfs": SILENCE_DBFS,
+        }
+
+
+def _dist_version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# --- post-processing (pure functions) ------------------------------------------------------------
+def _assign_events(spans: list[tuple[int, int]], speakable: list[bool], positions: list[int]) -> list[int]:
+    """Map each WORD event (0-based character position) to a token index, monotonically.
+
+    espeak's text positions are usually exact, but drift near multi-word dictionary entries
+    ("déjà vu") and unspoken punctuation ("Well - I" puts the event for "I" on "-"). So instead of
+    a plain lookup this is a small dynamic programme minimising: the character distance from each
+    event to its token, plus a penalty for speakable tokens left without any event, plus a small
+    penalty for giving an event to a punctuation-only token. Several events on one token (numbers:
+    "1,234" -> "one thousand two hundred ...") cost nothing.
+    """
+    miss, punct = 10.0, 4.0
+    n_tok, n_ev = len(spans), len(positions)
+    starts = np.array([a for a, _ in spans], dtype=float)
+    lasts = np.array([b - 1 for _, b in spans], dtype=float)
+    tok_pen = np.where(np.array(speakable), 0.0, punct)
+    s_cum = np.concatenate([[0.0], np.cumsum(np.array(speakable, dtype=float))])  # S[k]: speakable in [0,k)
+    back = np.zeros((n_ev, n_tok), dtype=np.int64)
+    cost = None
+    idx = np.arange(n_tok)
+    for i, p in enumerate(positions):
+        node = np.maximum(np.maximum(starts - p, p - lasts), 0.0) + tok_pen
+        if cost is None:
+            cost = node + miss * s_cum[:n_tok]
+            back[i] = -1
+            continue
+        # coming from token j' < j: tokens strictly between stay without events
+        from_vals = cost - miss * s_cum[1 : n_tok + 1]
+        pref = np.minimum.accumulate(from_vals)
+        pref_arg = np.maximum.accumulate(np.where(from_vals == pref, idx, 0))
+        move = np.full(n_tok, np.inf)
+        move[1:] = pref[:-1] + miss * s_cum[1:n_tok]
+        stay_better = cost <= move
+        back[i] = np.where(stay_better, idx, np.concatenate([[0], pref_arg[:-1]]))
+        cost = node + np.where(stay_better, cost, move)
+    assert cost is not None
+    final = cost + miss * (s_cum[n_tok] - s_cum[1 : n_tok + 1])
+    j = int(np.argmin(final))
+    out = [0] * n_ev
+    for i in range(n_ev - 1, -1, -1):
+        out[i] = j
+        j = int(back[i, j])
+    return out
+
+
+def _loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: float) -> float:
+    frame = max(1, sr // 100)
+    n = max(1, len(x) // frame) * frame
+    padded = np.zeros(n, dtype=np.float64)
+    padded[: min(n, len(x))] = x[:n]
+    rms = np.sqrt(np.mean(padded.reshape(-1, frame) ** 2, axis=1))
+    active = rms[rms >= rms.max() * 10 ** (-_GATE_DB / 20)]
+    active_rms = float(np.sqrt(np.mean(active**2)))
+    peak = float(np.max(np.abs(x)))
+    return min(10 ** (target_rms_dbfs / 20) / active_rms, peak_limit / peak)
+
+
+def _postprocess(
+    text: str, native: _NativeResult, sr: int, target_rms_dbfs: float, peak_limit: float
+) -> Synthesis:
+    x = native.samples.astype(np.float32) / 32768.0
+    if sr != native.native_rate:
+        x = soxr.resample(x, native.native_rate, sr, quality="HQ")
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0 or not np.any(x):
+        raise ValueError(f"espeak-ng produced no audio for text {text[:80]!r} (nothing pronounceable?)")
+    y = (x * _loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
+
+    loud = np.flatnonzero(np.abs(y) >= np.float32(10 ** (SILENCE_DBFS / 20)))
+    if loud.size == 0:
+        raise ValueError(f"espeak-ng produced only silence for text {text[:80]!r} (nothing pronounceable?)")
+    first, last = int(loud[0]), int(loud[-1])
+    y = np.ascontiguousarray(y[first : last + 1])
+    n = len(y)
+    loud = loud - first
+
+    matches = list(_TOKEN_RE.finditer(text))
+    spans = [(m.start(), m.end()) for m in matches]
+    speakable = [any(c.isalnum() or c in "&@%$#+=€£¥" for c in m.group()) for m in matches]
+    ev = native.word_events
+    owner = _assign_events(spans, speakable, [max(0, p - 1) for p, _, _ in ev]) if ev else []
+
+    # start (in output samples) of each token that got at least one event: its first event
+    start: dict[int, int] = {}
+    for (_, _, ms), tok in zip(ev, owner):
+        s = min(max(round(ms * sr / 1000) - first, 0), n)
+        start.setdefault(tok, s)
+    timed = sorted(start)
+    for a, b in zip(timed, timed[1:]):  # audio positions are monotone; guard anyway
+        start[b] = max(start[b], start[a])
+    end: dict[int, int] = {}
+    for k, tok in enumerate(timed):
+        s = start[tok]
+        limit = start[timed[k + 1]] if k + 1 < len(timed) else n
+        # last loud sample in [s, limit): word end reflects real energy, not the following pause
+        hi = np.searchsorted(loud, limit) - 1
+        end[tok] = int(loud[hi]) + 1 if hi >= 0 and loud[hi] >= s else s
+
+    words: list[WordTiming] = []
+    prev_end = 0
+    for j, m in enumerate(matches):
+        if j in start:
+            s, e = start[j], end[j]
+        else:  # not voiced by espeak: zero length at the boundary after the previous word
+            s = e = prev_end
+        words.append(WordTiming(m.group(), s / sr, e / sr))
+        prev_end = e
+    return Synthesis(audio=y, sample_rate=sr, words=tuple(words))
+
+
+def list_voices() -> list[str]:
+    """Voice ids espeak-ng offers (the part of ``Voice.name`` before ``+``)."""
+    return EspeakBackend().list_voices()
+
+
+#: A varied set of English speakers that render with the shipped espeak-ng data (checked by tests).
+DEFAULT_VOICES: list[Voice] = [
+    Voice("en-us", rate=170, pitch=50, pitch_range=50),
+    Voice("en-us+f3", rate=175, pitch=60, pitch_range=60),
+    Voice("en+m3", rate=160, pitch=45, pitch_range=50),
+    Voice("en+f2", rate=180, pitch=55, pitch_range=55),
+    Voice("en-gb-scotland+m2", rate=155, pitch=40, pitch_range=45),
+    Voice("en-gb-x-rp+f4", rate=165, pitch=58, pitch_range=50),
+    Voice("en-us+m7", rate=185, pitch=35, pitch_range=40),
+    Voice("en-029+f5", rate=170, pitch=62, pitch_range=65),
+    Voice("en-gb-x-gbcwmd+m4", rate=150, pitch=48, pitch_range=55),
+    Voice("en-us+f1", rate=160, pitch=65, pitch_range=45),
+    Voice("en-gb-x-gbclan+m5", rate=188, pitch=50, pitch_range=50),
+    Voice("en-us-nyc+m1", rate=178, pitch=42, pitch_range=60),
+]

@@ -1,0 +1,222 @@
+"""Real-library tests of the espeak-ng TTS backend (no mocks): the audio/timing contract the
+composer relies on, determinism, and use from a spawned worker process."""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing as mp
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+from pipeline.tts import DEFAULT_VOICES, EspeakBackend, Synthesis, TTSBackend, Voice, WordTiming
+from pipeline.tts.espeak import SILENCE_DBFS
+
+THR = 10 ** (SILENCE_DBFS / 20)
+SENTENCE = "Sure, I can help with that. The weather in Paris tomorrow looks sunny."
+TRICKY = [
+    SENTENCE,
+    "I paid 20 dollars at 3:45 on 1,234,567 things.",
+    "Café naïve résumé — déjà vu!",
+    "Well - I think so... maybe; yes!",
+    "It costs $20, i.e. 20% more (e.g. U.S.A. prices), don't you think?",
+    "  leading and\ttrailing whitespace \n",
+]
+
+
+@pytest.fixture(scope="module")
+def tts() -> EspeakBackend:
+    return EspeakBackend()
+
+
+def _digest(s: Synthesis) -> str:
+    return hashlib.sha256(s.audio.tobytes()).hexdigest()
+
+
+def _check_timings(s: Synthesis, text: str) -> None:
+    assert [w.word for w in s.words] == text.split()
+    dur = s.duration_s
+    prev_end = 0.0
+    for w in s.words:
+        assert isinstance(w, WordTiming)
+        assert prev_end <= w.start_s <= w.end_s <= dur + 1e-9, (w, prev_end, dur)
+        prev_end = w.end_s
+
+
+def test_implements_protocol(tts: EspeakBackend) -> None:
+    assert isinstance(tts, TTSBackend)
+    ident = tts.identity()
+    assert ident["backend"] == "espeak-ng"
+    assert ident["version"].startswith("1.")
+
+
+def test_sentence_audio_is_plausible(tts: EspeakBackend) -> None:
+    s = tts.synthesize(SENTENCE, Voice("en-us"), 16000)
+    assert s.sample_rate == 16000
+    assert s.audio.dtype == np.float32 and s.audio.ndim == 1
+    # 12 words at 170 wpm, plus a sentence pause: a few seconds
+    assert 2.5 < s.duration_s < 7.0
+    assert np.abs(s.audio).max() <= 0.9 + 1e-6
+    # loudness normalised to about -20 dBFS over active 10 ms frames
+    frames = s.audio[: len(s.audio) // 160 * 160].astype(np.float64).reshape(-1, 160)
+    rms = np.sqrt((frames**2).mean(axis=1))
+    active = rms[rms >= rms.max() * 0.01]
+    level = 20 * np.log10(np.sqrt((active**2).mean()))
+    assert -22.5 < level < -19.5
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_one_timing_per_token_monotone(tts: EspeakBackend, text: str) -> None:
+    s = tts.synthesize(text, Voice("en-us"), 16000)
+    _check_timings(s, text)
+    # every token with letters or digits is actually voiced
+    for w in s.words:
+        if any(c.isalnum() for c in w.word):
+            assert w.end_s - w.start_s > 0.04, w
+
+
+def test_word_times_follow_speech(tts: EspeakBackend) -> None:
+    s = tts.synthesize(SENTENCE, Voice("en-us"), 16000)
+    words = s.words
+    assert words[0].start_s == 0.0
+    assert abs(words[-1].end_s - s.duration_s) < 0.005
+    # the sentence pause after "that." is silence, not part of either word
+    that, the = words[5], words[6]
+    assert that.word == "that." and the.word == "The"
+    gap = s.audio[round(that.end_s * 16000) : round(the.start_s * 16000)]
+    assert the.start_s - that.end_s > 0.1
+    assert np.abs(gap).max() < THR
+
+
+def test_number_token_gets_one_timing(tts: EspeakBackend) -> None:
+    text = "I paid 20 dollars for 1,234,567 grains."
+    s = tts.synthesize(text, Voice("en-us"), 16000)
+    _check_timings(s, text)
+    twenty, big = s.words[2], s.words[5]
+    assert twenty.word == "20" and big.word == "1,234,567"
+    assert 0.2 < twenty.end_s - twenty.start_s < 1.0  # "twenty"
+    assert big.end_s - big.start_s > 2.0  # "one million two hundred and thirty four thousand ..."
+
+
+def test_resampling_lengths(tts: EspeakBackend) -> None:
+    v = Voice("en-us+f3")
+    out = {sr: tts.synthesize(SENTENCE, v, sr) for sr in (16000, 22050, 24000)}
+    base = out[22050].duration_s
+    for sr, s in out.items():
+        assert s.sample_rate == sr
+        assert abs(s.duration_s - base) < 0.005  # same utterance, within trimming jitter
+        for a, b in zip(s.words, out[22050].words):
+            assert abs(a.start_s - b.start_s) < 0.005 and abs(a.end_s - b.end_s) < 0.005
+    ratio = len(out[24000].audio) / len(out[16000].audio)
+    assert abs(ratio - 1.5) < 0.005
+
+
+def test_deterministic_bytes(tts: EspeakBackend) -> None:
+    v = Voice("en-us", rate=180, pitch=55)
+    first = tts.synthesize(SENTENCE, v, 16000)
+    tts.synthesize("Something else in between, with another voice.", Voice("en+m3"), 24000)
+    second = tts.synthesize(SENTENCE, v, 16000)
+    third = EspeakBackend().synthesize(SENTENCE, v, 16000)
+    assert _digest(first) == _digest(second) == _digest(third)
+    assert first.words == second.words == third.words
+    other = tts.synthesize(SENTENCE, Voice("en-us", rate=150, pitch=55), 16000)
+    assert _digest(other) != _digest(first)
+
+
+def test_concurrent_threads_are_serialised(tts: EspeakBackend) -> None:
+    ref = _digest(tts.synthesize(SENTENCE, Voice("en-us"), 16000))
+    results: list[str] = []
+
+    def work() -> None:
+        results.append(_digest(tts.synthesize(SENTENCE, Voice("en-us"), 16000)))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [ref] * 4
+
+
+@pytest.mark.parametrize("voice", DEFAULT_VOICES[:4] + [Voice("en-gb-x-rp+f4", rate=300)])
+@pytest.mark.parametrize("sr", [16000, 24000])
+def test_trimmed_to_speech(tts: EspeakBackend, voice: Voice, sr: int) -> None:
+    s = tts.synthesize("Okay, hmm... let me check that for you.", voice, sr)
+    edge = int(0.005 * sr)
+    assert np.abs(s.audio[:edge]).max() >= THR
+    assert np.abs(s.audio[-edge:]).max() >= THR
+
+
+def test_default_voices_all_work_and_differ(tts: EspeakBackend) -> None:
+    assert len(DEFAULT_VOICES) >= 10
+    assert len(set(DEFAULT_VOICES)) == len(DEFAULT_VOICES)
+    digests = set()
+    for v in DEFAULT_VOICES:
+        s = tts.synthesize(SENTENCE, v, 16000)
+        _check_timings(s, SENTENCE)
+        assert 2.0 < s.duration_s < 8.0, v
+        digests.add(_digest(s))
+    assert len(digests) == len(DEFAULT_VOICES)
+
+
+def test_voice_roundtrip() -> None:
+    v = Voice("en-us+f3", rate=175, pitch=60, pitch_range=40)
+    assert Voice.from_dict(v.to_dict()) == v
+    assert {v: 1}[Voice("en-us+f3", 175, 60, 40)] == 1
+
+
+def test_language_code_alias_and_duck_typed_voice(tts: EspeakBackend) -> None:
+    # espeak names British English's voice file "en"; the language code must work too
+    gb = tts.synthesize("Hello there", Voice("en-gb+f4"), 16000)
+    assert _digest(gb) == _digest(tts.synthesize("Hello there", Voice("en+f4"), 16000))
+
+    class Spec:  # e.g. schemas.script.VoiceSpec: same fields, different class
+        name, rate, pitch, pitch_range = "en-gb+f4", 170, 50, 50
+
+    assert _digest(tts.synthesize("Hello there", Spec(), 16000)) == _digest(gb)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["xx-nosuch", "en-us+nosuchvariant", "+f3", ""])
+def test_unknown_voice_raises_clear_error(tts: EspeakBackend, name: str) -> None:
+    with pytest.raises(ValueError, match="unknown espeak-ng voice") as err:
+        tts.synthesize("hello", Voice(name), 16000)
+    assert "en-us" in str(err.value) and "f3" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t"])
+def test_empty_text_raises(tts: EspeakBackend, text: str) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        tts.synthesize(text, Voice("en-us"), 16000)
+
+
+def test_bad_parameters_raise(tts: EspeakBackend) -> None:
+    with pytest.raises(ValueError, match="rate"):
+        tts.synthesize("hello", Voice("en-us", rate=5), 16000)
+    with pytest.raises(ValueError, match="pitch"):
+        tts.synthesize("hello", Voice("en-us", pitch=150), 16000)
+    with pytest.raises(ValueError, match="sample_rate"):
+        tts.synthesize("hello", Voice("en-us"), 0)
+
+
+def test_list_voices(tts: EspeakBackend) -> None:
+    voices = tts.list_voices()
+    assert {"en", "en-us", "en-gb-scotland"} <= set(voices)
+    assert {"f3", "m3"} <= set(tts.list_variants())
+
+
+def _synth_in_child(blob: bytes) -> tuple[str, tuple[WordTiming, ...]]:
+    backend = pickle.loads(blob)
+    s = backend.synthesize(SENTENCE, Voice("en+m3"), 24000)
+    return _digest(s), s.words
+
+
+def test_pickle_and_spawned_process(tts: EspeakBackend) -> None:
+    tts.synthesize("warm up the library first", Voice("en-us"), 16000)  # state must not travel
+    blob = pickle.dumps(tts)
+    ref = tts.synthesize(SENTENCE, Voice("en+m3"), 24000)
+    with mp.get_context("spawn").Pool(1) as pool:
+        digest, words = pool.apply(_synth_in_child, (blob,))
+    assert digest == _digest(ref)
+    assert words == ref.words
