@@ -72,6 +72,19 @@ class Timer(_M):
     label: str
 
 
+class Continuation(_M):
+    """Text resolved at schedule time from where an earlier turn was cut.
+
+    Repair and resume must say only what was not yet voiced, and that depends on where the cut
+    fell in the rendered audio; so the turn's text is `prefix` + `sentences[j:]`, where j is the
+    sentence of `of_turn` that holds its first unspoken word.
+    """
+
+    of_turn: str
+    prefix: str
+    sentences: tuple[str, ...]
+
+
 class ScriptTurn(_M):
     """One utterance of the main dialogue, in order.
 
@@ -93,6 +106,7 @@ class ScriptTurn(_M):
     interruption: Interruption | None = None
     delegate: Delegation | None = None
     timer: Timer | None = None
+    continuation: Continuation | None = None
     attrs: dict[str, str] = Field(default_factory=dict)
 
 
@@ -104,3 +118,20 @@ class Script(_M):
     lead_in_s: float = 0.5
     tail_s: float = 1.0
     turns: tuple[ScriptTurn, ...]
+
+
+PHRASE_END = (".", ",", "?", "!", ";", ":")
+
+
+def phrase_boundaries(text: str) -> list[int]:
+    """Indices of whitespace tokens that end a phrase (not the last token): where listeners backchannel."""
+    toks = text.split()
+    return [i for i, t in enumerate(toks[:-1]) if t.endswith(PHRASE_END)]
+
+
+def sentence_of_word(sentences: tuple[str, ...] | list[str]) -> list[int]:
+    """For the text ' '.join(sentences), the sentence index of every whitespace token."""
+    out: list[int] = []
+    for i, s in enumerate(sentences):
+        out.extend([i] * len(s.split()))
+    return out

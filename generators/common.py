@@ -1,0 +1,74 @@
+"""Shared helpers for scenario planners: the planning context, timing draws and turn builders."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from generators import voices as vx
+from schemas.config import Range, TimingConfig
+from schemas.script import Overlay, ScriptTurn, VoiceSpec, phrase_boundaries
+
+
+@dataclass(frozen=True)
+class Cast:
+    """Who speaks in one trajectory."""
+
+    user: VoiceSpec
+    assistant: VoiceSpec
+    other: VoiceSpec
+    background: VoiceSpec
+
+
+@dataclass
+class Planner:
+    """Per-trajectory planning state: the RNG, the timing config, the cast and an id counter."""
+
+    rng: np.random.Generator
+    timing: TimingConfig
+    cast: Cast
+    _n: int = 0
+
+    @classmethod
+    def create(cls, rng: np.random.Generator, timing: TimingConfig) -> "Planner":
+        asst = vx.draw_voice(rng, vx.ASSISTANT_VOICES)
+        user = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst,))
+        other = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user))
+        bg = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user, other))
+        return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg))
+
+    def draw(self, r: Range) -> float:
+        return float(round(self.rng.uniform(r.lo, r.hi), 4))
+
+    def next_id(self, prefix: str) -> str:
+        self._n += 1
+        return f"{prefix}{self._n}"
+
+    def exgauss(self) -> float:
+        """Backchannel onset relative to a phrase end: ex-Gaussian(mu, sigma, tau)."""
+        mu, sigma, tau = self.timing.backchannel_onset
+        return float(round(self.rng.normal(mu, sigma) + self.rng.exponential(tau), 4))
+
+    def user(self, text: str, **kw: object) -> ScriptTurn:
+        t = self.timing
+        return ScriptTurn(id=self.next_id("u"), role="user", text=text, voice=self.cast.user,
+                          gap_s=self.draw(t.user_gap_s), eot_s=self.draw(t.eot_s), **kw)
+
+    def assistant(self, text: str, **kw: object) -> ScriptTurn:
+        return ScriptTurn(id=self.next_id("a"), role="assistant", text=text, voice=self.cast.assistant,
+                          lead_s=self.draw(self.timing.response_lead_s), **kw)
+
+    def overlays(self, text: str, kind: str, lines: list[str]) -> tuple[Overlay, ...]:
+        """Place each line at a distinct phrase boundary of `text` (spread over the turn)."""
+        bounds = phrase_boundaries(text)
+        if not bounds:
+            return ()
+        picks = sorted(self.rng.choice(len(bounds), size=min(len(lines), len(bounds)), replace=False))
+        role, voice = {"backchannel": ("user", self.cast.user),
+                       "other_directed": ("user", self.cast.user),
+                       "background_speech": ("background", self.cast.background)}[kind]
+        out = []
+        for line, b in zip(lines, picks):
+            offset = self.exgauss() if kind == "backchannel" else float(round(self.rng.uniform(-0.5, 0.3), 4))
+            out.append(Overlay(kind=kind, text=line, role=role, voice=voice, boundary=int(b), offset_s=offset))
+        return tuple(out)

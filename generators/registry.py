@@ -1,0 +1,39 @@
+"""Scenario registry and the per-trajectory plan entry point."""
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+from generators.common import Planner
+from schemas.config import SCENARIOS, TimingConfig
+from schemas.script import Script
+
+GENERATOR_VERSION = "0.1.0"
+
+
+def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en") -> Script:
+    """Draw one trajectory's script. Every draw comes from `seed` alone."""
+    if scenario not in SCENARIOS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {list(SCENARIOS)}")
+    rng = np.random.default_rng(seed)
+    p = Planner.create(rng, timing)
+    module = importlib.import_module(f"generators.scenarios.{scenario}")
+    domain, turns = module.plan(p)
+    return Script(scenario=scenario, seed=seed, language=language, domain=domain,
+                  lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
+
+
+def trajectory_seed(run_seed: int, index: int) -> int:
+    """The per-trajectory seed: a function of (run seed, global index) only."""
+    return int(np.random.SeedSequence([run_seed, index]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def scenario_for(index: int, run_seed: int, weights: dict[str, float]) -> str:
+    """Weighted scenario choice by a golden-ratio sequence: any prefix of indices covers the mix evenly."""
+    names = [s for s in SCENARIOS if weights.get(s, 0.0) > 0]
+    w = np.array([weights[s] for s in names], dtype=np.float64)
+    edges = np.cumsum(w / w.sum())
+    offset = (run_seed * 0.7548776662466927) % 1.0
+    u = (offset + index * 0.6180339887498949) % 1.0
+    return names[min(int(np.searchsorted(edges, u, side="right")), len(names) - 1)]

@@ -1,0 +1,1 @@
+"""One planner module per scenario family. Each exposes `plan(p: Planner) -> Plan`."""

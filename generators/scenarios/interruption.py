@@ -1,0 +1,47 @@
+"""Floor-taking interruptions, shared by the discard / repair / park families."""
+from __future__ import annotations
+
+from generators import text_bank as tb
+from generators.common import Planner
+from schemas.script import Continuation, Interruption, ScriptTurn
+
+
+def _cut_in(p: Planner, action: str, text: str) -> Interruption:
+    t = p.timing
+    return Interruption(action=action, text=text, at_fraction=float(round(p.rng.uniform(0.15, 0.55), 4)),
+                        detect_s=p.draw(t.detect_s), fade_s=p.draw(t.fade_s), eot_s=p.draw(t.eot_s))
+
+
+def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """Stop and discard: the user says stop; the assistant stops, acknowledges briefly, and listens."""
+    ex = tb.draw_exchange(p.rng)
+    answer = p.assistant(" ".join(ex.answer),
+                         interruption=_cut_in(p, "discard", tb.draw_stop_request(p.rng)))
+    turns = [p.user(ex.user_request), answer, p.assistant(tb.draw_discard_ack(p.rng, ex.domain))]
+    if p.rng.random() < 0.5:
+        nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain)
+        turns += [p.user(nxt.user_request), p.assistant(" ".join(nxt.answer[:2]))]
+    return ex.domain, turns
+
+
+def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """Repair: the user corrects a detail; the assistant regenerates only the unspoken part with it."""
+    ex = tb.draw_exchange(p.rng)
+    answer = p.assistant(" ".join(ex.answer), interruption=_cut_in(p, "repair", ex.correction))
+    repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=ex.repair_ack,
+                                                         sentences=ex.repaired_from))
+    return ex.domain, [p.user(ex.user_request), answer, repaired]
+
+
+def plan_park(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """Park and follow: a new request cuts in; the assistant serves it, then resumes the parked answer."""
+    ex = tb.draw_exchange(p.rng)
+    nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain)
+    answer = p.assistant(" ".join(ex.answer), interruption=_cut_in(p, "park", nxt.user_request))
+    follow = p.assistant(" ".join(nxt.answer[: int(p.rng.integers(2, 4))]))
+    turns = [p.user(ex.user_request), answer, follow]
+    if p.rng.random() < 0.7:
+        resume = Continuation(of_turn=answer.id, prefix=tb.draw_resume_phrase(p.rng, ex.domain),
+                              sentences=ex.answer)
+        turns.append(p.assistant("", continuation=resume, trigger="follow", attrs={"resumes": answer.id}))
+    return ex.domain, turns

@@ -1,0 +1,278 @@
+"""Timeline composition: TTS first, then schedule every event so DESIGN §2 holds by construction.
+
+The timeline is data (Lhotse MixedCut style): tracks with sample offsets, plus the events and
+word timings derived from the same placement. Audio, stems and labels are all rendered from it.
+All times are integer samples internally; stored seconds are samples / sample_rate.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from pipeline import acoustics as ac
+from schemas.script import Script, ScriptTurn, VoiceSpec, phrase_boundaries
+from schemas.trajectory import Event, Word
+
+ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
+OVERLAY_EFFECTS = {"other_directed": ac.other_directed, "background_speech": ac.background_speech}
+
+
+class Synthesizer(Protocol):
+    """What composition needs from a TTS backend (pipeline.tts.base.TTSBackend satisfies it)."""
+
+    def synthesize(self, text: str, voice: Any, sample_rate: int) -> Any: ...
+
+
+@dataclass
+class Track:
+    """One rendered utterance placed on a channel: the MixTrack of the timeline."""
+
+    event_id: str
+    stem: str          # "assistant" | "user" (floor-taking speech + backchannels) | "overlay"
+    offset: int        # samples
+    audio: np.ndarray  # already cut / filtered; placed as is
+
+
+@dataclass
+class Timeline:
+    sample_rate: int
+    unit_samples: int
+    num_units: int
+    events: list[Event]
+    words: list[Word]
+    tracks: list[Track]
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_samples(self) -> int:
+        return self.num_units * self.unit_samples
+
+    def render_stem(self, stem: str) -> np.ndarray:
+        out = np.zeros(self.n_samples, dtype=np.float32)
+        for t in self.tracks:
+            if t.stem == stem:
+                seg = t.audio[: max(0, self.n_samples - t.offset)]
+                out[t.offset: t.offset + len(seg)] += seg
+        return out
+
+
+class ScheduleError(ValueError):
+    """A script that cannot be placed without breaking the timeline rules."""
+
+
+@dataclass
+class _State:
+    sr: int
+    U: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+    words: list[Word] = field(default_factory=list)
+    tracks: list[Track] = field(default_factory=list)
+    last_user_end: int | None = None
+    last_user_eot: int = 0
+    last_asst_end: int | None = None
+    min_window: int = 1                 # rule 1, and "the unit after a cut is listen" (rule 3)
+    turns: dict[str, dict[str, Any]] = field(default_factory=dict)
+    ready: dict[str, int] = field(default_factory=dict)      # task / timer id -> sample it is readable
+    gaps: list[float] = field(default_factory=list)           # user end -> assistant start, seconds
+
+    def s(self, t: float) -> int:
+        return int(round(t * self.sr))
+
+    def next_overlay_id(self, turn_id: str, kind: str) -> str:
+        n = sum(1 for e in self.events if e["attrs"].get("over_turn") == turn_id) + 1
+        return f"{turn_id}.{kind}{n}"
+
+    def sec(self, n: int) -> float:
+        return n / self.sr
+
+    def add_event(self, id: str, kind: str, role: str, start: int, end: int, text: str = "", **attrs: Any) -> dict[str, Any]:
+        ev = {"id": id, "kind": kind, "role": role, "start": start, "end": end, "text": text, "attrs": attrs}
+        self.events.append(ev)
+        return ev
+
+    def add_words(self, timings: Any, offset: int, role: str, event_id: str, limit: int | None = None) -> None:
+        for w in list(timings)[:limit]:
+            self.words.append(Word(role=role, word=w.word, start_s=self.sec(offset + self.s(w.start_s)),
+                                   end_s=self.sec(offset + self.s(w.end_s)), event_id=event_id))
+
+
+def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -> Timeline:
+    """Render every utterance and place it; raise ScheduleError if the script cannot be placed."""
+    st = _State(sr=sample_rate, U=int(round(unit_s * sample_rate)))
+    cache: dict[tuple[str, VoiceSpec], Any] = {}
+
+    def synth(text: str, voice: VoiceSpec) -> Any:
+        key = (text, voice)
+        if key not in cache:
+            cache[key] = tts.synthesize(text, voice, sample_rate)
+        return cache[key]
+
+    user_voice = next((t.voice for t in script.turns if t.role == "user"), None)
+    for turn in script.turns:
+        if turn.role == "user":
+            _place_user(st, turn, synth, script.lead_in_s)
+        else:
+            _place_assistant(st, turn, synth, user_voice)
+
+    ends = [e["end"] for e in st.events] + [t.offset + len(t.audio) for t in st.tracks]
+    num_units = int(np.ceil((max(ends) + st.s(script.tail_s)) / st.U))
+    events = [Event(id=e["id"], kind=e["kind"], role=e["role"], start_s=st.sec(e["start"]), end_s=st.sec(e["end"]),
+                    text=e["text"], attrs=json.dumps(e["attrs"], sort_keys=True)) for e in st.events]
+    events.sort(key=lambda e: (e.start_s, e.id))
+    words = sorted(st.words, key=lambda w: (w.start_s, w.event_id))
+    stats = {"response_gaps_s": [round(g, 4) for g in st.gaps]}
+    return Timeline(sample_rate, st.U, num_units, events, words, st.tracks, stats)
+
+
+def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> None:
+    prev = max([x for x in (st.last_asst_end, st.last_user_end) if x is not None], default=None)
+    start = st.s(lead_in_s) if prev is None else prev + st.s(turn.gap_s)
+    tokens = turn.text.split()
+    if turn.pause is None:
+        parts = [turn.text]
+    else:
+        if not 1 <= turn.pause.after_word < len(tokens):
+            raise ScheduleError(f"turn {turn.id}: pause.after_word={turn.pause.after_word} outside 1..{len(tokens) - 1}")
+        first = " ".join(tokens[: turn.pause.after_word])
+        parts = [f"{first} {turn.pause.filler}" if turn.pause.filler else first,
+                 " ".join(tokens[turn.pause.after_word:])]
+    t = start
+    for i, part in enumerate(parts):
+        syn = synth(part, turn.voice)
+        st.tracks.append(Track(turn.id, "user", t, syn.audio))
+        st.add_words(syn.words, t, "user", turn.id)
+        t += len(syn.audio)
+        if i == 0 and len(parts) == 2:
+            pause_end = t + st.s(turn.pause.dur_s)
+            st.add_event(f"{turn.id}.pause", "pause", "user", t, pause_end, "", turn=turn.id,
+                         filler=turn.pause.filler or "")
+            t = pause_end
+    st.add_event(turn.id, "user_turn", "user", start, t, " ".join(parts), eot_s=turn.eot_s,
+                 voice=turn.voice.model_dump())
+    st.last_user_end, st.last_user_eot = t, st.s(turn.eot_s)
+
+
+def _resolve_text(st: _State, turn: ScriptTurn) -> str:
+    c = turn.continuation
+    if c is None:
+        return turn.text
+    ref = st.turns.get(c.of_turn)
+    if ref is None or ref.get("first_unspoken") is None:
+        raise ScheduleError(f"turn {turn.id}: continuation of {c.of_turn}, which was not interrupted before it")
+    voiced = ref["tokens"][: ref["first_unspoken"]]
+    j = min(sum(1 for w in voiced if w.endswith((".", "?", "!"))), len(c.sentences))
+    return " ".join([c.prefix, *c.sentences[j:]]).strip()
+
+
+def _earliest_window(st: _State, turn: ScriptTurn) -> int:
+    w = st.min_window   # rule 1 (window 0 silent) and rule 3 (the window after a cut is silent)
+    if st.last_user_end is not None:   # rule 2
+        w = max(w, (st.last_user_end + st.last_user_eot) // st.U + 1)
+    if turn.trigger in ("backend", "timer"):   # rule 5 / proactive
+        if turn.ref not in st.ready:
+            raise ScheduleError(f"turn {turn.id}: trigger {turn.trigger} refers to unknown {turn.ref!r}")
+        w = max(w, st.ready[turn.ref] // st.U + 1)
+    return w
+
+
+def _place_assistant(st: _State, turn: ScriptTurn, synth: Any, user_voice: VoiceSpec) -> None:
+    text = _resolve_text(st, turn)
+    syn = synth(text, turn.voice)
+    audio = syn.audio
+    start = _earliest_window(st, turn) * st.U + st.s(turn.lead_s)
+    if st.last_asst_end is not None:
+        start = max(start, st.last_asst_end + st.s(ASSISTANT_MIN_GAP_S))
+    if turn.trigger == "user" and st.last_user_end is not None:
+        st.gaps.append(st.sec(start - st.last_user_end))
+    out_unit = start // st.U - 1            # the unit whose output starts this turn
+    issued = (out_unit + 1) * st.U
+    attrs: dict[str, Any] = {"trigger": turn.trigger, "voice": turn.voice.model_dump(), "planned_text": text,
+                             "interrupted": False, "unspoken_text": "", **turn.attrs}
+    if turn.trigger in ("backend", "timer"):
+        attrs["ref"] = turn.ref
+    tokens = text.split()
+    n_voiced = len(tokens)
+    if turn.interruption is not None:
+        audio, n_voiced = _interrupt(st, turn, syn, start, attrs, synth, user_voice)
+    end = start + ac.last_active_sample(audio)
+    st.tracks.append(Track(turn.id, "assistant", start, audio))
+    st.add_words(syn.words, start, "assistant", turn.id, limit=n_voiced)
+    st.add_event(turn.id, "assistant_turn", "assistant", start, end, " ".join(tokens[:n_voiced]), **attrs)
+    st.turns[turn.id] = {"tokens": tokens, "first_unspoken": n_voiced if turn.interruption else None}
+    st.last_asst_end = end
+
+    if turn.delegate is not None:
+        d = turn.delegate
+        ready = issued + st.s(d.latency_s)
+        common = {"task_id": d.task_id, "tool": d.tool, "args": dict(d.args), "issued_s": st.sec(issued),
+                  "ready_s": st.sec(ready), "latency_s": st.sec(ready - issued), "turn": turn.id}
+        st.add_event(f"{d.task_id}.delegate", "delegate", "assistant", issued, issued, d.request, unit=out_unit, **common)
+        st.add_event(f"{d.task_id}.backend", "backend", "harness", ready, ready, d.result, outcome="pending", **common)
+        st.ready[d.task_id] = ready
+    if turn.timer is not None:
+        fire = issued + st.s(turn.timer.seconds)
+        st.add_event(turn.timer.timer_id, "timer", "harness", fire, fire, turn.timer.label,
+                     timer_id=turn.timer.timer_id, seconds=turn.timer.seconds, label=turn.timer.label,
+                     set_s=st.sec(issued), turn=turn.id)
+        st.ready[turn.timer.timer_id] = fire
+    if turn.trigger == "backend":
+        for ev in st.events:
+            if ev["kind"] == "backend" and ev["attrs"]["task_id"] == turn.ref:
+                ev["attrs"].update(outcome="relayed", relay_turn=turn.id, relay_s=st.sec(start))
+    for ov in turn.overlays:
+        _place_overlay(st, turn, ov, syn, start, end, synth)
+
+
+def _interrupt(st: _State, turn: ScriptTurn, syn: Any, start: int, attrs: dict[str, Any],
+               synth: Any, user_voice: VoiceSpec) -> tuple[np.ndarray, int]:
+    """Place the user's cut-in, cut the assistant at the reaction window (rule 3); return audio, words voiced."""
+    it = turn.interruption
+    assert it is not None
+    word_starts = [start + st.s(w.start_s) for w in syn.words]
+    fade, detect = st.s(it.fade_s), st.s(it.detect_s)
+
+    def cut_for(onset: int) -> int:
+        return ((onset + detect) // st.U + 1) * st.U
+
+    onset = start + int(it.at_fraction * len(syn.audio))
+    while cut_for(onset) - fade > word_starts[-1] and onset > start + st.s(0.3):
+        onset -= st.U // 4
+    cut = cut_for(onset)
+    if cut - fade > word_starts[-1] or onset <= start:
+        raise ScheduleError(f"turn {turn.id}: too short to be interrupted (onset {st.sec(onset):.2f}s)")
+    n_voiced = sum(1 for w in word_starts if w < cut - fade)
+    tokens = attrs["planned_text"].split()
+    cid = f"{turn.id}.interruption"
+    u = synth(it.text, user_voice)
+    st.tracks.append(Track(cid, "user", onset, u.audio))
+    st.add_words(u.words, onset, "user", cid)
+    st.add_event(cid, "interruption", "user", onset, onset + len(u.audio), it.text, action=it.action,
+                 detect_s=it.detect_s, eot_s=it.eot_s, interrupted_turn=turn.id, react_unit=cut // st.U - 1,
+                 cut_s=st.sec(cut))
+    st.last_user_end, st.last_user_eot = onset + len(u.audio), st.s(it.eot_s)
+    st.min_window = cut // st.U + 1
+    attrs.update(interrupted=True, unspoken_text=" ".join(tokens[n_voiced:]), cut_s=st.sec(cut),
+                 fade_s=it.fade_s, action=it.action, interruption=cid)
+    return ac.fade_out_and_cut(syn.audio, cut - start, fade), n_voiced
+
+
+def _place_overlay(st: _State, turn: ScriptTurn, ov: Any, syn: Any, start: int, end: int, synth: Any) -> None:
+    """Backchannel / other-directed / background speech against a phrase boundary of the turn (rule 4)."""
+    bounds = phrase_boundaries(turn.text)
+    if not bounds:
+        return
+    word = syn.words[bounds[min(ov.boundary, len(bounds) - 1)]]
+    u = synth(ov.text, ov.voice)
+    onset = start + st.s(word.end_s) + st.s(ov.offset_s)
+    onset = int(np.clip(onset, start + st.s(0.1), max(start + st.s(0.1), end - len(u.audio) // 2)))
+    oid = st.next_overlay_id(turn.id, ov.kind)
+    effect = OVERLAY_EFFECTS.get(ov.kind)
+    audio = effect(u.audio, st.sr) if effect else u.audio
+    st.tracks.append(Track(oid, "overlay" if effect else "user", onset, audio))
+    st.add_words(u.words, onset, ov.role, oid)
+    st.add_event(oid, ov.kind, ov.role, onset, onset + len(u.audio), ov.text, over_turn=turn.id,
+                 boundary_s=st.sec(start + st.s(word.end_s)), voice=ov.voice.model_dump(),
+                 recipe=ov.kind if effect else "")

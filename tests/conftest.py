@@ -1,0 +1,48 @@
+"""Shared fixtures. ToneTTS gives exact, known word timings so unit-boundary cases can be built."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from pipeline.tts.base import Synthesis, WordTiming
+
+WORD_S = 0.25
+GAP_S = 0.05
+
+
+@dataclass
+class ToneTTS:
+    """A scheduler test double: every word is a 0.25 s tone, words 0.05 s apart, no edge silence."""
+
+    name: str = "tone"
+
+    def synthesize(self, text: str, voice: object, sample_rate: int) -> Synthesis:
+        words, chunks, t = [], [], 0
+        n_word, n_gap = int(WORD_S * sample_rate), int(GAP_S * sample_rate)
+        freq = 150 + (abs(hash(getattr(voice, "name", ""))) % 200)
+        for i, w in enumerate(text.split()):
+            if i:
+                chunks.append(np.zeros(n_gap, np.float32))
+                t += n_gap
+            tone = 0.1 * np.sin(2 * np.pi * freq * np.arange(n_word) / sample_rate).astype(np.float32)
+            tone[0] = tone[-1] = 0.1   # exact edges: first and last samples are active
+            chunks.append(tone)
+            words.append(WordTiming(w, t / sample_rate, (t + n_word) / sample_rate))
+            t += n_word
+        return Synthesis(np.concatenate(chunks), sample_rate, tuple(words))
+
+    def identity(self) -> dict:
+        return {"backend": "tone"}
+
+
+@pytest.fixture
+def tone_tts() -> ToneTTS:
+    return ToneTTS()
+
+
+@pytest.fixture(scope="session")
+def espeak():
+    from pipeline.tts.espeak import EspeakBackend
+    return EspeakBackend()
