@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One-step set-up on a fresh machine. `--test` also installs what the test suite needs
+# (Chromium for the preview page test). Safe to rerun: every step is idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3}"
+
+# torch first, pinned: 2.13.0 is the CPU wheel on our build machines. An unpinned torch (asked
+# for by us or a dependency) would pull a multi-GB CUDA build. An installed torch is kept.
+if ! "$PY" -c "import torch" >/dev/null 2>&1; then
+  "$PY" -m pip install -q "torch==2.13.0"
+fi
+"$PY" -m pip install -q -e ".[train,dev]"
+command -v pyenv >/dev/null 2>&1 && pyenv rehash || true   # expose the duplexsynth console script
+
+if [[ "${1:-}" == "--test" ]]; then
+  if ! command -v chromium >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+    else
+      echo "warning: chromium not found and apt-get unavailable; the browser test will fail" >&2
+    fi
+  fi
+fi
