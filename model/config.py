@@ -1,0 +1,131 @@
+"""Trainer configuration (model + optimisation), loaded from model/configs/*.yaml.
+
+One YAML file fully describes a run apart from its data and output folder; it is copied beside every
+checkpoint so a checkpoint can always be rebuilt and evaluated on its own.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+CONFIG_DIR = Path(__file__).parent / "configs"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Component(_Strict):
+    """A Hugging Face component: weights from a local `path`, or random init from `config`."""
+
+    path: str | None = None                 # local folder (never downloaded)
+    config: dict[str, Any] | None = None    # HF config kwargs, used when path is None (and to override)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "Component":
+        if self.path is None and not self.config:
+            raise ValueError("give a local `path` or a `config` mapping")
+        return self
+
+
+class LLMConfig(Component):
+    pad_vocab_to_multiple_of: int = Field(64, ge=1)   # GPU-friendly embedding/lm_head shapes
+
+
+class AudioConfig(Component):
+    pool: int = Field(5, ge=1)              # 50 Whisper frames per second -> 10 embeddings
+
+
+class VisionConfig(Component):
+    tokens_per_frame: int = Field(64, ge=1)  # patch grid pooled to sqrt(n) x sqrt(n)
+
+    @model_validator(mode="after")
+    def _square(self) -> "VisionConfig":
+        r = round(self.tokens_per_frame ** 0.5)
+        if r * r != self.tokens_per_frame:
+            raise ValueError("tokens_per_frame must be a perfect square (the patch grid is pooled to r x r)")
+        return self
+
+
+class ModelConfig(_Strict):
+    llm: LLMConfig
+    audio: AudioConfig
+    vision: VisionConfig | None = None
+    projector_hidden: int | None = None     # None: the LLM hidden size
+    loss_chunk_tokens: int = Field(4096, ge=1)  # lm_head + CE over this many target tokens at a time
+
+
+class TrainConfig(_Strict):
+    seed: int = 0
+    micro_batch_size: int = Field(1, ge=1)          # samples per rank per micro-step
+    grad_accum: int = Field(1, ge=1)
+    lr: float = Field(2e-5, gt=0)
+    min_lr_ratio: float = Field(0.1, ge=0, le=1)
+    warmup_steps: int = Field(100, ge=0)
+    max_steps: int = Field(1000, ge=1)
+    weight_decay: float = Field(0.1, ge=0)
+    betas: tuple[float, float] = (0.9, 0.95)
+    eps: float = 1e-8
+    grad_clip: float = Field(1.0, gt=0)
+    max_seq_len: int = Field(8192, ge=64)
+    save_every: int = Field(500, ge=1)
+    keep_checkpoints: int = Field(2, ge=1)
+    log_every: int = Field(1, ge=1)
+    precision: Literal["auto", "fp32", "bf16"] = "auto"   # auto: bf16 on GPU, fp32 on CPU
+    activation_checkpointing: bool = True
+    fsdp: Literal["auto", "on", "off"] = "auto"           # auto: on when world size > 1
+    loader_workers: int = Field(2, ge=0)
+    shuffle_shard_group: int = Field(4, ge=1)             # shards shuffled together per block
+    deterministic: bool = True
+
+
+class RunSpec(_Strict):
+    name: str
+    model: ModelConfig
+    train: TrainConfig = TrainConfig()
+    memory_plan: str | None = None          # documentation only (9B configs)
+
+
+class TrainConfigError(ValueError):
+    """A trainer config that cannot be used; names every bad field."""
+
+
+def resolve_config_path(path: str | Path) -> Path:
+    """A path, or a bare name such as `tiny` looked up in model/configs/."""
+    p = Path(path)
+    if p.is_file():
+        return p
+    named = CONFIG_DIR / f"{path}.yaml"
+    if named.is_file():
+        return named
+    known = sorted(q.stem for q in CONFIG_DIR.glob("*.yaml"))
+    raise TrainConfigError(f"config not found: {path} (known names: {known})")
+
+
+def parse_run_spec(data: dict[str, Any], source: str = "<dict>") -> RunSpec:
+    try:
+        return RunSpec.model_validate(data)
+    except ValidationError as err:
+        lines = [f"invalid trainer config ({source}):"]
+        for e in err.errors():
+            lines.append(f"  {'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}")
+        raise TrainConfigError("\n".join(lines)) from None
+
+
+def load_run_spec(path: str | Path, train_overrides: dict[str, Any] | None = None) -> RunSpec:
+    p = resolve_config_path(path)
+    try:
+        data = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise TrainConfigError(f"invalid YAML in {p}: {err}") from None
+    if train_overrides:
+        data.setdefault("train", {})
+        data["train"] = {**data["train"], **{k: v for k, v in train_overrides.items() if v is not None}}
+    return parse_run_spec(data, str(p))
+
+
+def dump_run_spec(spec: RunSpec) -> str:
+    return yaml.safe_dump(spec.model_dump(mode="json"), sort_keys=False)

@@ -1,0 +1,219 @@
+"""DuplexModel: causal LM + per-unit Whisper encoder (+ optional SigLIP vision) + projectors.
+
+The token sequence (model/protocol.py) holds placeholder ids where audio and image embeddings go.
+Audio: each unit's 100 mel frames run through the Whisper encoder on their own (50 positions),
+are average-pooled 5x to 10 embeddings and projected to the LLM width. Vision (Omni): each 1 fps
+frame runs through SigLIP, its patch grid is pooled to `tokens_per_frame` and projected. Speech
+tokens are ordinary rows of the extended vocabulary, predicted by the LM head.
+
+The loss is computed inside `forward` (so FSDP2's root hooks cover the LM head) and only at target
+positions, in chunks of `loss_chunk_tokens` recomputed in backward: with a ~158k vocabulary the
+full-sequence fp32 logits would otherwise dominate activation memory.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+from model.config import AudioConfig, LLMConfig, ModelConfig, VisionConfig
+from model.protocol import AUDIO_PH, IMAGE_PH, ProtocolVocab
+
+
+def padded_vocab(vocab_size: int, multiple: int) -> int:
+    return int(math.ceil(vocab_size / multiple) * multiple)
+
+
+def build_llm(cfg: LLMConfig, vocab_size: int) -> nn.Module:
+    """AutoModelForCausalLM from a local path (vocab resized) or random-init from a config."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    size = padded_vocab(vocab_size, cfg.pad_vocab_to_multiple_of)
+    if cfg.path:
+        model = AutoModelForCausalLM.from_pretrained(cfg.path, local_files_only=True, dtype=torch.float32,
+                                                     **(cfg.config or {}))
+        if model.get_input_embeddings().num_embeddings < size:   # never shrink a pretrained vocabulary
+            model.resize_token_embeddings(size)
+        return model
+    kw = dict(cfg.config or {})
+    model_type = kw.pop("model_type")
+    kw["vocab_size"] = size
+    conf = AutoConfig.for_model(model_type, **kw)
+    return AutoModelForCausalLM.from_config(conf, dtype=torch.float32)
+
+
+def build_audio_encoder(cfg: AudioConfig) -> nn.Module:
+    from transformers import WhisperConfig, WhisperModel
+    from transformers.models.whisper.modeling_whisper import WhisperEncoder
+
+    if cfg.path:
+        return WhisperModel.from_pretrained(cfg.path, local_files_only=True, dtype=torch.float32).get_encoder()
+    return WhisperEncoder(WhisperConfig(**(cfg.config or {})))
+
+
+def build_vision_encoder(cfg: VisionConfig) -> nn.Module:
+    from transformers import SiglipVisionConfig, SiglipVisionModel
+
+    if cfg.path:
+        return SiglipVisionModel.from_pretrained(cfg.path, local_files_only=True, dtype=torch.float32)
+    return SiglipVisionModel(SiglipVisionConfig(**(cfg.config or {})))
+
+
+class Projector(nn.Module):
+    """Two-layer MLP from an encoder width to the LLM width."""
+
+    def __init__(self, d_in: int, d_hidden: int, d_out: int):
+        super().__init__()
+        self.fc1 = nn.Linear(d_in, d_hidden)
+        self.fc2 = nn.Linear(d_hidden, d_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(F.gelu(self.fc1(x)))
+
+
+def _ce_sum(h: torch.Tensor, y: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    logits = F.linear(h, weight, bias).float()
+    return F.cross_entropy(logits, y, reduction="sum")
+
+
+class DuplexModel(nn.Module):
+    """LLM + audio encoder (+ vision) for the unit layout of DESIGN §3."""
+
+    def __init__(self, cfg: ModelConfig, vocab: ProtocolVocab):
+        super().__init__()
+        self.cfg = cfg
+        self.vocab_size = vocab.vocab_size
+        self.audio_ph = vocab[AUDIO_PH]
+        self.image_ph = vocab[IMAGE_PH]
+        self.llm = build_llm(cfg.llm, vocab.vocab_size)
+        d_llm = self.llm.config.hidden_size
+        self.audio = build_audio_encoder(cfg.audio)
+        self.audio_pool = cfg.audio.pool
+        d_a = self.audio.config.d_model
+        hid = cfg.projector_hidden or d_llm
+        self.audio_proj = Projector(d_a, hid, d_llm)
+        self.vision = None
+        self.vision_proj = None
+        if cfg.vision is not None:
+            self.vision = build_vision_encoder(cfg.vision)
+            self.tokens_per_frame = cfg.vision.tokens_per_frame
+            self.vision_proj = Projector(self.vision.config.hidden_size, hid, d_llm)
+        self.checkpointing = False
+
+    # ------------------------------------------------------------------ structure for FSDP / checkpointing
+    def decoder_layers(self) -> list[nn.Module]:
+        return list(self.llm.get_decoder().layers)
+
+    def encoder_layers(self) -> list[nn.Module]:
+        layers = list(self.audio.layers)
+        if self.vision is not None:
+            layers += list(self.vision.vision_model.encoder.layers)
+        return layers
+
+    def enable_activation_checkpointing(self) -> None:
+        """Recompute each transformer layer in backward (non-reentrant, FSDP2-compatible)."""
+        kw = {"gradient_checkpointing_kwargs": {"use_reentrant": False}}
+        self.llm.gradient_checkpointing_enable(**kw)
+        self.audio.gradient_checkpointing_enable(**kw)
+        if self.vision is not None:
+            self.vision.gradient_checkpointing_enable(**kw)
+        self.checkpointing = True
+
+    # ------------------------------------------------------------------ encoders
+    def encode_audio(self, feats: torch.Tensor) -> torch.Tensor:
+        """[U, n_mels, frames] per-unit log-mel -> [U * frames/2/pool, d_llm]."""
+        enc = self.audio
+        x = F.gelu(enc.conv1(feats.to(enc.conv1.weight.dtype)))
+        x = F.gelu(enc.conv2(x)).permute(0, 2, 1)                          # [U, frames/2, d]
+        if x.shape[1] > enc.embed_positions.num_embeddings:
+            raise ValueError(f"{x.shape[1]} audio positions per unit exceed the encoder's "
+                             f"{enc.embed_positions.num_embeddings}")
+        x = x + enc.embed_positions.weight[: x.shape[1]]
+        for layer in enc.layers:
+            x = layer(x, None)
+        x = enc.layer_norm(x)
+        if x.shape[1] % self.audio_pool:
+            raise ValueError(f"{x.shape[1]} encoder positions per unit are not divisible by pool={self.audio_pool}")
+        x = F.avg_pool1d(x.transpose(1, 2), self.audio_pool, self.audio_pool).transpose(1, 2)
+        return self.audio_proj(x).reshape(-1, self.llm.config.hidden_size)
+
+    def encode_frames(self, pixels: torch.Tensor) -> torch.Tensor:
+        """[Fr, 3, H, W] -> [Fr * tokens_per_frame, d_llm]."""
+        assert self.vision is not None and self.vision_proj is not None
+        h = self.vision(pixel_values=pixels.to(self.vision_proj.fc1.weight.dtype)).last_hidden_state
+        n, p, d = h.shape
+        side = int(round(p ** 0.5))
+        grid = h.transpose(1, 2).reshape(n, d, side, side)
+        r = int(round(self.tokens_per_frame ** 0.5))
+        pooled = F.adaptive_avg_pool2d(grid, (r, r)).flatten(2).transpose(1, 2)   # [Fr, r*r, d]
+        return self.vision_proj(pooled).reshape(-1, self.llm.config.hidden_size)
+
+    def embed(self, input_ids: torch.Tensor, audio_features: torch.Tensor,
+              pixel_values: torch.Tensor | None = None) -> torch.Tensor:
+        """Token embeddings with audio/image embeddings written into their placeholder slots."""
+        emb = self.llm.get_input_embeddings()(input_ids)
+        audio_slots = input_ids == self.audio_ph
+        audio = self.encode_audio(audio_features)
+        if int(audio_slots.sum()) != audio.shape[0]:
+            raise ValueError(f"{int(audio_slots.sum())} audio placeholders but {audio.shape[0]} audio embeddings "
+                             "(units in the batch do not match its audio features)")
+        emb = emb.masked_scatter(audio_slots.unsqueeze(-1), audio.to(emb.dtype))
+        image_slots = input_ids == self.image_ph
+        n_img = int(image_slots.sum())
+        if n_img or pixel_values is not None:
+            if self.vision is None:
+                raise ValueError("the batch has image slots but this model has no vision encoder "
+                                 "(use an Omni config, or export without frames)")
+            if pixel_values is None:
+                raise ValueError(f"{n_img} image placeholders but no pixel_values")
+            img = self.encode_frames(pixel_values)
+            if n_img != img.shape[0]:
+                raise ValueError(f"{n_img} image placeholders but {img.shape[0]} image embeddings "
+                                 f"({pixel_values.shape[0]} frames x {self.tokens_per_frame})")
+            emb = emb.masked_scatter(image_slots.unsqueeze(-1), img.to(emb.dtype))
+        return emb
+
+    def hidden_states(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, audio_features: torch.Tensor,
+                      pixel_values: torch.Tensor | None = None) -> torch.Tensor:
+        emb = self.embed(input_ids, audio_features, pixel_values)
+        out = self.llm.get_decoder()(inputs_embeds=emb, attention_mask=attention_mask, use_cache=False)
+        return out.last_hidden_state
+
+    def logits(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.llm.get_output_embeddings()(hidden).float()
+
+    # ------------------------------------------------------------------ training forward
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, loss_mask: torch.Tensor,
+                audio_features: torch.Tensor, pixel_values: torch.Tensor | None = None,
+                **_: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Return (sum of target-token cross-entropy, number of target tokens).
+
+        Token t is a target when loss_mask[t] is set; it is predicted from position t-1.
+        """
+        hidden = self.hidden_states(input_ids, attention_mask, audio_features, pixel_values)
+        sel = loss_mask[:, 1:].bool() & attention_mask[:, 1:].bool()
+        h = hidden[:, :-1][sel]
+        y = input_ids[:, 1:][sel]
+        head = self.llm.get_output_embeddings()
+        total = hidden.new_zeros((), dtype=torch.float32)
+        step = self.cfg.loss_chunk_tokens
+        for i in range(0, h.shape[0], step):
+            args = (h[i:i + step], y[i:i + step], head.weight, head.bias)
+            if self.training and torch.is_grad_enabled():
+                total = total + checkpoint(_ce_sum, *args, use_reentrant=False)
+            else:
+                total = total + _ce_sum(*args)
+        return total, sel.sum()
+
+
+def count_parameters(model: nn.Module) -> dict[str, int]:
+    parts = {"llm": model.llm, "audio": model.audio, "audio_proj": model.audio_proj}
+    if model.vision is not None:
+        parts.update(vision=model.vision, vision_proj=model.vision_proj)
+    out = {k: sum(p.numel() for p in m.parameters()) for k, m in parts.items()}
+    out["total"] = sum(out.values())
+    return out
