@@ -6,7 +6,8 @@ Parquet shards. Which shards belong to the dataset:
 1. ``manifest.json`` ``shards[*].path`` (relative to ``DIR``), in manifest order, when the manifest
    exists and lists shards;
 2. otherwise every ``DIR/shards/*.parquet`` whose name does not contain ``failed`` (failure shards
-   hold :class:`schemas.trajectory.FailedRecord` rows, not trajectories), sorted by name.
+   hold :class:`schemas.trajectory.FailedRecord` rows, not trajectories) and does not start with
+   ``.`` (a shard still being written), sorted by name.
 
 Rows are numbered across shards in that order: the global ``index`` of a row is its position in
 the concatenation of the shards.
@@ -116,7 +117,8 @@ def list_shards(root: str | Path) -> list[Path]:
                 raise ShardError(path, f"listed in {MANIFEST_NAME} (shards[{i}]) but not found")
             shards.append(path)
         return shards
-    shards = sorted(p for p in (root / "shards").glob("*.parquet") if "failed" not in p.name)
+    shards = sorted(p for p in (root / "shards").glob("*.parquet")
+                    if "failed" not in p.name and not p.name.startswith("."))
     if not shards:
         where = f"{MANIFEST_NAME} lists none and " if manifest is not None else ""
         raise DatasetError(f"{root}: no trajectory shards ({where}no shards/*.parquet)")
