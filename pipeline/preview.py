@@ -362,10 +362,15 @@ def _pos(s: float, e: float | None = None, c: str | None = None) -> str:
 
 
 def _words_html(words: list[dict[str, Any]], origin: float) -> str:
+    """Word chips, alternating between two rows; each is at most as wide as the gap to the next
+    word of its row (``--w``), so crowded words are shortened with an ellipsis, never overlap."""
+    ws = sorted(words, key=lambda w: _f(w.get("start_s")))
     parts = []
-    for i, w in enumerate(sorted(words, key=lambda w: _f(w.get("start_s")))):
+    for i, w in enumerate(ws):
+        start = _f(w.get("start_s"))
+        room = (_f(ws[i + 2].get("start_s")) - start) if i + 2 < len(ws) else 3.0
         cls = "word r1" if i % 2 else "word"
-        parts.append(f'<span class="{cls}" style="--s:{_n(_f(w.get("start_s")))};--es:{_n(origin)}">'
+        parts.append(f'<span class="{cls}" style="--s:{_n(start)};--es:{_n(origin)};--w:{_n(room)}">'
                      f'{_e(w.get("word", ""))}</span>')
     return "".join(parts)
 
@@ -752,7 +757,12 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
                                edgecolor=st.color, lw=0.8, zorder=3))
         ax.add_patch(Rectangle((e.start, y + 0.15), min(3 / pxs, e.end - e.start), 0.7, facecolor=st.color,
                                lw=0, zorder=3.5))
-        if e.words:
+        crowded = bool(e.words) and (e.end - e.start) * pxs / len(e.words) < 40
+        if crowded:       # too small for word-level text: the turn's text, on one line
+            ax.text(e.start + 5 / pxs, y + 0.5, _fit(e.text or " ".join(str(w.get("word", "")) for w in e.words),
+                                                    e.end - e.start, pxs, font_px * 0.9),
+                    fontsize=font * 0.9, va="center", color=st.color, zorder=5, clip_on=True)
+        elif e.words:
             for j, w in enumerate(sorted(e.words, key=lambda w: _f(w.get("start_s")))):
                 ws, we = _f(w.get("start_s")), _f(w.get("end_s"))
                 nxt = e.words[j + 1] if j + 1 < len(e.words) else None

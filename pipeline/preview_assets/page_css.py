@@ -73,6 +73,7 @@ header .back { float: right; font-size: 12px; }
 .item .tag { display: inline-block; font-size: 10px; font-weight: 700; padding: 0 4px; border-radius: 3px;
        color: #fff; background: var(--c); margin-right: 4px; text-transform: uppercase; letter-spacing: .02em; }
 .word { position: absolute; left: calc((var(--s) - var(--es)) * var(--pps) * 1px); top: 3px;
+       max-width: calc(var(--w, 3) * var(--pps) * 1px - 3px); overflow: hidden; text-overflow: ellipsis;
        white-space: nowrap; font-size: 11px; line-height: 14px; padding: 0 2px; border-radius: 2px;
        color: color-mix(in srgb, var(--c) 75%, black); pointer-events: none;
        border-left: 1px solid color-mix(in srgb, var(--c) 60%, white); }

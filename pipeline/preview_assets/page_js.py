@@ -189,9 +189,10 @@ JS = r"""
   }
   zoom.addEventListener("input", () => setZoom(parseFloat(zoom.value)));
 
-  // Fit the whole session in the window when it is short enough, else start at a readable zoom.
+  // Fit the whole session in the window when words stay legible (>= 100 px/s), else start at
+  // 100 px/s and scroll; the zoom slider goes from overview to word level.
   const avail = Math.max(300, timeline.clientWidth - labelW() - 24);
-  const fit = Math.max(60, Math.min(220, Math.floor(avail / D.end_s)));
+  const fit = Math.max(100, Math.min(220, Math.floor(avail / D.end_s)));
   zoom.value = fit;
   setZoom(fit);
   applyToggles();
