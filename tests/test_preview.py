@@ -269,3 +269,17 @@ def test_data_uri_audio_decodes(rows):
     page = render_html(rows[2])
     b64 = re.search(r'id="audio-user" preload="auto" src="data:audio/flac;base64,([^"]+)"', page).group(1)
     assert base64.b64decode(b64) == rows[2].user_audio.bytes
+
+
+def test_page_and_png_survive_odd_rows(rows):
+    """A debugging tool must show broken data too: no audio, unknown kinds, non-JSON attrs, no units."""
+    d = rows[0].model_dump()
+    d["user_audio"] = {"bytes": b"", "path": None}
+    d["assistant_audio"] = {"bytes": b"not audio", "path": None}
+    d["events"].append({"id": "x1", "kind": "mystery", "role": "harness", "start_s": 1.0, "end_s": 2.0,
+                        "text": "?", "attrs": "not json"})
+    page = render_html(d)
+    assert "missing audio: user, mix" in page and 'data-kind="mystery"' in page
+    assert render_png(d)[:4] == b"\x89PNG"
+    d.update(units=[], events=[], words=[])
+    assert _lane_kinds(render_html(d)) == [] and render_png(d)[:4] == b"\x89PNG"
