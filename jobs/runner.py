@@ -49,8 +49,9 @@ def _check_previous_run(cfg: RunConfig, out: Path, force_new_run: bool) -> None:
             f"{out} holds a run with a different config (hash {old.config_hash()} != {cfg.config_hash()}). "
             "Use another --out, or --force-new-run to discard the old shards.")
     if old.config_hash() != cfg.config_hash():
-        for p in (out / "shards").glob("*"):
-            p.unlink()
+        for sub in ("shards", "failed", "summaries"):
+            for p in (out / sub).glob("*"):
+                p.unlink()
         (out / MANIFEST).unlink(missing_ok=True)
 
 

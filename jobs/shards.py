@@ -45,8 +45,8 @@ def trajectory_id(run_seed: int, shard: int, index: int) -> str:
 
 def shard_paths(out: Path, plan: ShardPlan) -> dict[str, Path]:
     d = out / "shards"
-    return {"rows": d / f"{plan.name}.parquet", "failed": d / f"{plan.name}.failed.parquet",
-            "summary": d / f"{plan.name}.json"}
+    return {"rows": d / f"{plan.name}.parquet", "failed": out / "failed" / f"{plan.name}.parquet",
+            "summary": out / "summaries" / f"{plan.name}.json"}
 
 
 @dataclass

@@ -19,7 +19,7 @@ def db_to_amp(db: float) -> float:
 def colored_noise(rng: np.random.Generator, n: int, color: str, sample_rate: int) -> np.ndarray:
     """Stationary noise with a 1/f^alpha power spectrum, unit RMS (white 0, pink 1, brown 2).
 
-    Shaped in the frequency domain with a 20 Hz floor, so brown noise stays stationary (a random
+    Shaped in the frequency domain with a 50 Hz floor, so brown noise stays stationary (a random
     walk would not be, and SNR over a window would drift).
     """
     alpha = {"white": 0.0, "pink": 1.0, "brown": 2.0}[color]
@@ -29,7 +29,7 @@ def colored_noise(rng: np.random.Generator, n: int, color: str, sample_rate: int
     else:
         spec = np.fft.rfft(white)
         f = np.fft.rfftfreq(n, 1.0 / sample_rate)
-        spec *= 1.0 / np.maximum(f, 20.0) ** (alpha / 2)
+        spec *= 1.0 / np.maximum(f, 50.0) ** (alpha / 2)
         x = np.fft.irfft(spec, n)
     x = x - x.mean()
     return (x / (np.sqrt(np.mean(x**2)) + 1e-12)).astype(np.float32)

@@ -47,11 +47,13 @@ def render_user_channel(tl: Timeline, cfg: RunConfig, rng: np.random.Generator) 
     if rng.random() < a.noise_prob:
         color = str(a.noise_colors[int(rng.integers(len(a.noise_colors)))])
         snr = float(round(rng.uniform(a.snr_db.lo, a.snr_db.hi), 3))
-        noise = ac.colored_noise(rng, tl.n_samples, color, tl.sample_rate)
+        noise_seed = int(rng.integers(2**31))
+        noise = ac.colored_noise(np.random.default_rng(noise_seed), tl.n_samples, color, tl.sample_rate)
         speech_mask, _ = snr_masks(tl.events, tl.n_samples, tl.sample_rate)
         g = ac.noise_gain_for_snr(own, noise, speech_mask, snr)
         mix = mix + g * noise
-        meta["noise"] = {"color": color, "snr_db": snr, "realised_snr_db": round(ac.snr_db(own, g * noise, speech_mask), 4)}
+        meta["noise"] = {"color": color, "snr_db": snr, "seed": noise_seed, "gain": g,
+                         "realised_snr_db": round(ac.snr_db(own, g * noise, speech_mask), 4)}
         noise_event = Event(id="noise", kind="noise", role="background", start_s=0.0, end_s=tl.n_samples / tl.sample_rate,
                             text="", attrs=json.dumps({"color": color, "snr_db": snr}, sort_keys=True))
     mix = mix * ac.db_to_amp(gain_db)
@@ -61,6 +63,22 @@ def render_user_channel(tl: Timeline, cfg: RunConfig, rng: np.random.Generator) 
         meta["clip_guard_scale"] = round(0.95 / peak, 6)
         mix = mix * (0.95 / peak)
     return mix.astype(np.float32), meta, noise_event
+
+
+def realised_snr_db(user: np.ndarray, events: list[Event], meta: dict[str, Any], sample_rate: int) -> float | None:
+    """Realised SNR of a stored user channel: regenerate the recorded noise, subtract it, compare energies.
+
+    Exact (to FLAC quantisation) whatever the noise colour, and it checks the mix really holds
+    the noise at the recorded level, which an estimate from silences could not.
+    """
+    noise_meta = meta.get("noise")
+    if not noise_meta:
+        return None
+    scale = ac.db_to_amp(meta["user_gain_db"]) * meta["clip_guard_scale"]
+    noise = noise_meta["gain"] * ac.colored_noise(np.random.default_rng(noise_meta["seed"]), len(user),
+                                                  noise_meta["color"], sample_rate)
+    mask, _ = snr_masks(events, len(user), sample_rate)
+    return ac.snr_db(user / scale - noise, noise, mask)
 
 
 def timing_stats(tl: Timeline) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
-from pipeline.render import snr_masks
+from pipeline.render import realised_snr_db
 from pipeline.units import FLOOR_TAKING, attrs_of, slice_units
 from schemas.trajectory import TrajectoryRow
 
@@ -168,13 +168,12 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None) -> list[
                     _check_relay(row, e.start_s, t.id, turns, events, sr, U, bad, "rule6")
 
     # Realised SNR matches the recorded draw.
-    noise = json.loads(row.meta).get("acoustics", {}).get("noise")
-    if noise:
-        sm, nm = snr_masks(events, len(user), sr)
-        if sm.sum() and nm.sum() > sr // 10:
-            est = ac.estimate_snr_db(user, sm, nm)
-            if abs(est - noise["snr_db"]) > SNR_TOLERANCE_DB:
-                bad("snr", f"realised SNR {est:.2f} dB vs drawn {noise['snr_db']:.2f} dB")
+    acoustics = json.loads(row.meta).get("acoustics", {})
+    if acoustics.get("noise"):
+        est = realised_snr_db(user, events, acoustics, sr)
+        drawn = acoustics["noise"]["snr_db"]
+        if est is None or abs(est - drawn) > SNR_TOLERANCE_DB:
+            bad("snr", f"realised SNR {est} dB vs drawn {drawn:.2f} dB")
     return v
 
 
