@@ -86,6 +86,50 @@ class AcousticsConfig(_Strict):
     user_gain_db: Range = Range(lo=-6.0, hi=3.0)
 
 
+class ToolConfig(_Strict):
+    """One harness capability: lognormal latency and failure probabilities."""
+
+    latency_median_s: float = Field(3.0, gt=0)
+    latency_sigma: float = Field(0.5, ge=0)
+    latency_max_s: float = Field(25.0, gt=0)
+    p_error: float = Field(0.05, ge=0, le=1)
+    p_timeout: float = Field(0.03, ge=0, le=1)
+    p_partial: float = Field(0.05, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _probabilities(self) -> "ToolConfig":
+        if self.p_error + self.p_timeout + self.p_partial > 1:
+            raise ValueError("p_error + p_timeout + p_partial must be <= 1")
+        return self
+
+
+DEFAULT_TOOLS: dict[str, ToolConfig] = {
+    "calculator": ToolConfig(latency_median_s=0.8, latency_sigma=0.3),
+    "unit_convert": ToolConfig(latency_median_s=0.9, latency_sigma=0.3),
+    "datetime": ToolConfig(latency_median_s=0.8, latency_sigma=0.3),
+    "timer": ToolConfig(latency_median_s=0.5, latency_sigma=0.2, p_error=0.0, p_timeout=0.0, p_partial=0.0),
+    "weather": ToolConfig(latency_median_s=2.5, latency_sigma=0.5),
+    "lookup": ToolConfig(latency_median_s=2.0, latency_sigma=0.5),
+    "search": ToolConfig(latency_median_s=4.0, latency_sigma=0.6),
+    "calendar": ToolConfig(latency_median_s=3.0, latency_sigma=0.5),
+}
+
+
+class HarnessConfig(_Strict):
+    """The simulated background harness: which tools exist and how they behave."""
+
+    tools: dict[str, ToolConfig] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))
+    timeout_s: float = Field(12.0, gt=0)   # a call still running this long is reported as timed out
+
+    @field_validator("tools")
+    @classmethod
+    def _known(cls, v: dict[str, ToolConfig]) -> dict[str, ToolConfig]:
+        unknown = sorted(set(v) - set(DEFAULT_TOOLS))
+        if unknown:
+            raise ValueError(f"unknown tool(s) {unknown}; known: {sorted(DEFAULT_TOOLS)}")
+        return v
+
+
 class TTSConfig(_Strict):
     backend: Literal["espeak"] = "espeak"
     voices: tuple[str, ...] = ()   # empty: the backend's default voice list
@@ -117,6 +161,7 @@ class RunConfig(_Strict):
     timing: TimingConfig = TimingConfig()
     acoustics: AcousticsConfig = AcousticsConfig()
     tts: TTSConfig = TTSConfig()
+    harness: HarnessConfig = HarnessConfig()
     speech_tokenizer: SpeechTokenizerConfig = SpeechTokenizerConfig()
     flac_compression: int = Field(5, ge=0, le=8)
     max_shard_attempts: int = Field(3, ge=1)
