@@ -116,11 +116,14 @@ class DuplexModel(nn.Module):
 
     def enable_activation_checkpointing(self) -> None:
         """Recompute each transformer layer in backward (non-reentrant, FSDP2-compatible)."""
-        kw = {"gradient_checkpointing_kwargs": {"use_reentrant": False}}
-        self.llm.gradient_checkpointing_enable(**kw)
-        self.audio.gradient_checkpointing_enable(**kw)
-        if self.vision is not None:
-            self.vision.gradient_checkpointing_enable(**kw)
+        kw = {"use_reentrant": False}
+        for m in (self.llm, self.audio, self.vision):
+            if m is None:
+                continue
+            if hasattr(m, "activation_checkpointing_enable"):      # transformers >= 5.x name
+                m.activation_checkpointing_enable(activation_checkpointing_kwargs=kw)
+            else:
+                m.gradient_checkpointing_enable(gradient_checkpointing_kwargs=kw)
         self.checkpointing = True
 
     # ------------------------------------------------------------------ encoders

@@ -252,3 +252,34 @@ def write_dataset(root: str | Path, rows: list[TrajectoryRow], *, rows_per_shard
             "speech_tokenizer": {"identity": "fixture-pattern"} if has_tokens else None,
         }, indent=2))
     return root
+
+
+CORPUS: tuple[str, ...] = (
+    "what's the weather in Paris", "It's sunny and twenty degrees", "tell me about the museum",
+    "It opens at nine and closes at six every day", "read me the news", "Here are today's headlines first the weather",
+    "then sports and markets", "wait, stop", "Okay, stopped.", "book a table for two", "Let me check.",
+    "Your table is booked for eight pm", "Find a table for two tonight near the user", "Table booked at 8 pm for two",
+    "[backend t1] [timer] the quick brown fox jumps over the lazy dog 0123456789 < > | / ! ? , . ' \" : ; -",
+)
+
+
+def train_tokenizer(path: str | Path, vocab_size: int = 400,
+                    special: tuple[str, ...] = ("<unit>", "<|listen|>", "<|speak|>", "<|turn_eos|>", "<|chunk_eos|>"),
+                    ) -> Path:
+    """Train a small byte-level BPE tokenizer (no download) and save it as tokenizer.json.
+
+    The special tokens get ids 0..len(special)-1, as a target tokenizer that already owns some protocol
+    tokens would; export must reuse exactly those ids.
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(special),
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    tok.train_from_iterator(list(CORPUS) * 20, trainer=trainer)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tok.save(str(path))
+    return path

@@ -1,0 +1,53 @@
+"""`duplexsynth export DIR --tokenizer PATH --out TRAIN_DIR`: training shards for the bundled trainer."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "export", help="export trajectory shards as training shards (unit layout, loss mask, audio)",
+        description="Tokenise trajectories into the trainer's unit layout (DESIGN §3) with a per-token "
+                    "loss mask and 16 kHz user audio; writes TRAIN_DIR/{train,val}, the extended "
+                    "tokenizer and a manifest.")
+    p.add_argument("dir", help="generator output folder (manifest.json + shards)")
+    p.add_argument("--tokenizer", default="minicpm-o45",
+                   help="tokenizer.json (or its folder), or 'minicpm-o45' for the MiniCPM-o 4.5 tokenizer "
+                        "bundled in minicpm-o5-sdk (default)")
+    p.add_argument("--out", required=True, help="output TRAIN_DIR")
+    p.add_argument("--mix", default=None,
+                   help="family=weight,... expected training copies per trajectory (0 drops a family; "
+                        "unnamed families keep 1)")
+    p.add_argument("--val-fraction", type=float, default=0.05, help="per-family validation share (default 0.05)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the split and the mix (default 0)")
+    p.add_argument("--rows-per-shard", type=int, default=256)
+    p.add_argument("--audio", choices=("flac", "mel"), default="flac",
+                   help="flac: 16 kHz FLAC, features in the loader (default); mel: precomputed fp16 log-mel")
+    p.add_argument("--image-tokens", type=int, default=64, help="image embeddings per frame (Omni rows)")
+    p.add_argument("--no-chunk-eos-loss", action="store_true",
+                   help="no loss on <|chunk_eos|> (the literal DESIGN §3 list; see model/protocol.py)")
+    p.add_argument("--workers", type=int, default=1, help="processes converting shards in parallel")
+    p.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from jobs.export import ExportError, ExportOptions, export, parse_mix
+    from model.protocol import ProtocolError
+
+    try:
+        opts = ExportOptions(tokenizer=args.tokenizer, mix=parse_mix(args.mix), val_fraction=args.val_fraction,
+                             seed=args.seed, rows_per_shard=args.rows_per_shard, audio_format=args.audio,
+                             image_tokens=args.image_tokens, chunk_eos_loss=not args.no_chunk_eos_loss,
+                             workers=args.workers, overwrite=args.overwrite)
+        m = export(args.dir, args.out, opts, progress=sys.stderr.isatty())
+    except (ExportError, ProtocolError) as err:
+        print(f"export failed: {err}", file=sys.stderr)
+        return 2
+    sp = m["split"]
+    print(json.dumps({"out": args.out, "train_rows": sp["train"].get("rows", 0), "train_samples": sp["train"].get("samples", 0),
+                      "val_rows": sp["val"].get("rows", 0), "vocab_size": m["tokenizer"]["vocab_size"],
+                      "tokens": sp["train"].get("tokens", 0), "elapsed_s": m["elapsed_s"]}))
+    return 0

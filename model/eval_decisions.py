@@ -1,0 +1,167 @@
+"""`duplexsynth eval-decisions CHECKPOINT --data TRAIN_DIR/val`: turn-taking decisions of a model.
+
+Teacher-forced on the reference context (the standard offline duplex metric): at every unit the
+model's choice between ``<|listen|>`` and ``<|speak|>`` is the larger of those two logits at the
+decision slot; on every speak unit its turn-end choice is ``<|turn_eos|>`` against the best
+alternative that may follow the speech (``<|chunk_eos|>`` or ``<delegate>``) at the slot after the
+unit's speech. Reported per scenario family and overall: decision accuracy, F1 of listen and of
+speak, turn_eos accuracy and F1 (positive = turn ends), with counts.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from model.config import parse_run_spec
+from model.dataset import TrainSplit, collate
+from model.modeling import DuplexModel
+from model.protocol import CHUNK_EOS, DELEGATE, LISTEN, SPEAK, TURN_EOS, ProtocolVocab
+
+
+def _f1(tp: int, fp: int, fn: int) -> float:
+    return 0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.dec: list[tuple[int, int]] = []      # (truth, pred): 1 = speak
+        self.eos: list[tuple[int, int]] = []      # (truth, pred): 1 = turn_eos
+
+    def report(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"units": len(self.dec), "speak_units": sum(t for t, _ in self.dec)}
+        if self.dec:
+            acc = sum(t == p for t, p in self.dec) / len(self.dec)
+            tp = sum(t == 1 and p == 1 for t, p in self.dec)
+            fp = sum(t == 0 and p == 1 for t, p in self.dec)
+            fn = sum(t == 1 and p == 0 for t, p in self.dec)
+            tn = len(self.dec) - tp - fp - fn
+            out.update(decision_accuracy=acc, speak_f1=_f1(tp, fp, fn), listen_f1=_f1(tn, fn, fp))
+        if self.eos:
+            tp = sum(t == 1 and p == 1 for t, p in self.eos)
+            fp = sum(t == 0 and p == 1 for t, p in self.eos)
+            fn = sum(t == 1 and p == 0 for t, p in self.eos)
+            out.update(turn_eos_slots=len(self.eos), turn_eos_true=sum(t for t, _ in self.eos),
+                       turn_eos_accuracy=sum(t == p for t, p in self.eos) / len(self.eos),
+                       turn_eos_f1=_f1(tp, fp, fn))
+        return out
+
+
+def decision_slots(ids: list[int], v: ProtocolVocab) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(decision slots, turn-end slots) as (position of the target token, truth) pairs."""
+    listen, speak, eos, chunk, deleg = v[LISTEN], v[SPEAK], v[TURN_EOS], v[CHUNK_EOS], v[DELEGATE]
+    dec, ends = [], []
+    i = 0
+    while i < len(ids):
+        tok = ids[i]
+        if tok in (listen, speak):
+            dec.append((i, int(tok == speak)))
+            if tok == speak:
+                j = i + 1
+                while j < len(ids) and ids[j] not in (eos, chunk, deleg):
+                    j += 1
+                if j < len(ids):
+                    ends.append((j, int(ids[j] == eos)))
+                i = j
+        i += 1
+    return dec, ends
+
+
+def load_model(ckpt: Path) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
+    """Rebuild the model from the config and protocol stored beside the checkpoint, then load weights."""
+    import yaml
+
+    from model.train import Env, load_checkpoint
+
+    spec = parse_run_spec(yaml.safe_load((ckpt / "config.yaml").read_text()), str(ckpt / "config.yaml"))
+    vocab = ProtocolVocab.load(ckpt / "protocol.json")
+    model = DuplexModel(spec.model, vocab)
+    state = load_checkpoint(ckpt, model, None, Env())
+    model.eval()
+    return model, vocab, {"spec": spec, "state": state}
+
+
+@torch.no_grad()
+def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None) -> dict[str, Any]:
+    from model.train import find_resume
+
+    ckpt = Path(ckpt)
+    if not (ckpt / "trainer_state.json").is_file():
+        found = find_resume(ckpt, "auto")
+        if found is None:
+            raise FileNotFoundError(f"{ckpt} is neither a checkpoint nor a run folder with checkpoints")
+        ckpt = found
+    model, vocab, meta = load_model(ckpt)
+    spec = meta["spec"]
+    image_size = (spec.model.vision.config or {}).get("image_size", 384) if spec.model.vision else None
+    split = TrainSplit(data, max_seq_len=spec.train.max_seq_len, split="val", image_size=image_size)
+    if split.vocab.to_json()["ids"] != vocab.to_json()["ids"] or split.vocab.speech_offset != vocab.speech_offset:
+        raise ValueError("the data was exported with a different tokenizer extension than the checkpoint's")
+    per: dict[str, _Counts] = defaultdict(_Counts)
+    seen = set()
+    cand_dec = torch.tensor([vocab[LISTEN], vocab[SPEAK]])
+    for item in split.items:
+        if item in seen:          # the val split is never repeated, but be safe with mixes
+            continue
+        seen.add(item)
+        if max_samples is not None and len(seen) > max_samples:
+            break
+        s = split.load(item)
+        b = collate([s])
+        h = model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"], b["pixel_values"])[0]
+        ids = b["input_ids"][0].tolist()
+        dec, ends = decision_slots(ids, vocab)
+        c = per[s["scenario"]]
+        if dec:
+            lg = model.logits(h[[p - 1 for p, _ in dec]])
+            pred = lg[:, cand_dec].argmax(-1).tolist()
+            c.dec.extend((t, int(p)) for (_, t), p in zip(dec, pred))
+        if ends:
+            lg = model.logits(h[[p - 1 for p, _ in ends]])
+            yes = lg[:, vocab[TURN_EOS]]
+            no = torch.maximum(lg[:, vocab[CHUNK_EOS]], lg[:, vocab[DELEGATE]])
+            c.eos.extend((t, int(y > n)) for (_, t), y, n in zip(ends, yes.tolist(), no.tolist()))
+    total = _Counts()
+    for c in per.values():
+        total.dec += c.dec
+        total.eos += c.eos
+    return {"checkpoint": str(ckpt), "step": meta["state"]["step"], "data": str(split.dir),
+            "families": {k: per[k].report() for k in sorted(per)}, "all": total.report()}
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        rep = evaluate(args.checkpoint, args.data, args.max_samples)
+    except (FileNotFoundError, ValueError) as err:
+        print(f"eval-decisions failed: {err}", file=sys.stderr)
+        return 2
+    _print_table(rep)
+    text = json.dumps(rep, indent=2)
+    if args.out:
+        p = Path(args.out)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(p.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(p)
+    print(text)
+    return 0
+
+
+def _print_table(rep: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"decisions @ step {rep['step']}")
+    for col in ("family", "units", "acc", "F1 speak", "F1 listen", "eos slots", "eos acc", "F1 eos"):
+        t.add_column(col)
+    rows = list(rep["families"].items()) + [("ALL", rep["all"])]
+    for name, r in rows:
+        f = lambda k: f"{r[k]:.3f}" if k in r else "-"   # noqa: E731
+        t.add_row(name, str(r["units"]), f("decision_accuracy"), f("speak_f1"), f("listen_f1"),
+                  str(r.get("turn_eos_slots", 0)), f("turn_eos_accuracy"), f("turn_eos_f1"))
+    Console(stderr=True).print(t)

@@ -1,0 +1,499 @@
+"""The training loop: torchrun / Ray Train, FSDP2, AdamW + warmup-cosine, exact resume.
+
+- Launch: one process (CPU or one GPU), `torchrun` (`--nproc-per-node N` re-executes under
+  torch.distributed.run; multi-node torchrun works as usual), or Ray Train (`TorchTrainer`) with
+  `--ray-address` / `--ray-workers`, where Ray builds the process group.
+- Sharding: with more than one process (or `fsdp: on`), FSDP2 `fully_shard` on every decoder layer,
+  every encoder layer and the root; bf16 compute with fp32 reduction on GPU, fp32 on CPU (gloo).
+  Activation checkpointing (non-reentrant) per layer; the loss is chunked (model/modeling.py).
+- Steps: grad_accum micro-batches; the loss is the sum of token losses over the whole global batch
+  divided by its target-token count (all-reduced first), so the number of ranks and micro-batches
+  does not change the objective. Gradient clipping, then AdamW with warmup + cosine decay; the
+  learning rate is a pure function of the step, so nothing about it needs restoring.
+- Checkpoints (`OUT/checkpoints/step-XXXXXXXX/`): sharded model + optimizer via
+  torch.distributed.checkpoint, `trainer_state.json` (step, data cursor: samples consumed, epoch,
+  epoch seed, next shard and row), per-rank RNG states, and the resolved config and protocol
+  beside them. Written to `*.tmp` and renamed, then `OUT/checkpoints/latest` is updated; `--resume
+  auto` picks it up. `OUT/metrics.jsonl` gets one JSON line per step (truncated to the resumed step on
+  resume, so it always reads as one run).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+from model.config import RunSpec, dump_run_spec, load_run_spec
+from model.dataset import DataError, MicroBatches, TrainSplit, make_loader, resolve_split_dir
+from model.modeling import DuplexModel, count_parameters
+from model.protocol import ProtocolVocab
+
+CKPT_DIR = "checkpoints"
+
+
+class TrainError(RuntimeError):
+    """A run that cannot start or continue; the message says why."""
+
+
+# ----------------------------------------------------------------------------- process setup
+@dataclass
+class Env:
+    rank: int = 0
+    world: int = 1
+    local_rank: int = 0
+    device: torch.device = torch.device("cpu")
+
+    @property
+    def distributed(self) -> bool:
+        return dist.is_available() and dist.is_initialized()
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+
+def setup_env(device: torch.device | None = None) -> Env:
+    """Join the process group torchrun or Ray prepared (if any) and pick the device."""
+    if torch.cuda.is_available():
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")   # deterministic cuBLAS
+    if not dist.is_initialized() and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        backend = "nccl" if torch.cuda.is_available() else "gloo"
+        if torch.cuda.is_available():
+            torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+        dist.init_process_group(backend)
+    rank = dist.get_rank() if dist.is_initialized() else 0
+    world = dist.get_world_size() if dist.is_initialized() else 1
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    if device is None:
+        device = torch.device("cuda", torch.cuda.current_device() if dist.is_initialized() else local) \
+            if torch.cuda.is_available() else torch.device("cpu")
+    return Env(rank, world, local, device)
+
+
+def seed_everything(seed: int, rank: int, deterministic: bool) -> None:
+    random.seed(seed + rank)
+    np.random.seed((seed + rank) % 2**32)
+    torch.manual_seed(seed)            # same init on every rank
+    if deterministic:
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.backends.cudnn.benchmark = False
+
+
+def _all_sum(x: torch.Tensor, env: Env) -> torch.Tensor:
+    if env.distributed:
+        dist.all_reduce(x, op=dist.ReduceOp.SUM)
+    return x
+
+
+def _barrier(env: Env) -> None:
+    if env.distributed:
+        dist.barrier()
+
+
+# ----------------------------------------------------------------------------- model setup
+def use_bf16(spec: RunSpec, env: Env) -> bool:
+    p = spec.train.precision
+    if p == "bf16" and env.device.type != "cuda":
+        raise TrainError("precision bf16 is for GPUs; on CPU use precision fp32 or auto")
+    return p == "bf16" or (p == "auto" and env.device.type == "cuda")
+
+
+def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn.Module, bool]:
+    """The DuplexModel, FSDP2-sharded when distributed (or fsdp: on). Returns (model, sharded)."""
+    torch.manual_seed(spec.train.seed)
+    model = DuplexModel(spec.model, vocab)
+    if spec.train.activation_checkpointing:
+        model.enable_activation_checkpointing()
+    shard = spec.train.fsdp == "on" or (spec.train.fsdp == "auto" and env.world > 1)
+    if shard:
+        if not env.distributed:
+            raise TrainError("fsdp: on needs a process group (run under torchrun or Ray, or set fsdp: auto)")
+        from torch.distributed.device_mesh import init_device_mesh
+        from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+        mesh = init_device_mesh(env.device.type, (env.world,))
+        mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32) \
+            if use_bf16(spec, env) else MixedPrecisionPolicy()
+        for layer in model.encoder_layers() + model.decoder_layers():
+            fully_shard(layer, mesh=mesh, mp_policy=mp)
+        fully_shard(model, mesh=mesh, mp_policy=mp)
+    model.to(env.device)
+    return model, shard
+
+
+def build_optimizer(model: torch.nn.Module, spec: RunSpec, env: Env) -> torch.optim.Optimizer:
+    """AdamW; no weight decay on norms, biases and 1-D parameters."""
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        (no_decay if p.ndim < 2 or "norm" in name.lower() else decay).append(p)
+    t = spec.train
+    groups = [{"params": decay, "weight_decay": t.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    kw: dict[str, Any] = {"lr": t.lr, "betas": tuple(t.betas), "eps": t.eps}
+    if env.device.type == "cuda":
+        kw["fused"] = True
+    return torch.optim.AdamW(groups, **kw)
+
+
+def lr_at(step: int, spec: RunSpec) -> float:
+    """Linear warmup to lr over warmup_steps, then cosine down to min_lr_ratio * lr at max_steps."""
+    t = spec.train
+    if t.warmup_steps and step <= t.warmup_steps:
+        return t.lr * step / t.warmup_steps
+    span = max(1, t.max_steps - t.warmup_steps)
+    progress = min(1.0, (step - t.warmup_steps) / span)
+    return t.lr * (t.min_lr_ratio + (1 - t.min_lr_ratio) * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+# ----------------------------------------------------------------------------- checkpoints
+def _rng_state() -> dict[str, Any]:
+    s = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        s["cuda"] = torch.cuda.get_rng_state()
+    return s
+
+
+def _set_rng_state(s: dict[str, Any]) -> None:
+    random.setstate(s["python"])
+    np.random.set_state(s["numpy"])
+    torch.set_rng_state(s["torch"])
+    if "cuda" in s and torch.cuda.is_available():
+        torch.cuda.set_rng_state(s["cuda"])
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def save_checkpoint(out: Path, step: int, model: torch.nn.Module, opt: torch.optim.Optimizer, spec: RunSpec,
+                    state: dict[str, Any], protocol_path: Path, env: Env) -> Path:
+    """Sharded model + optimizer (DCP), trainer state, RNG, config and protocol; atomic rename."""
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_state_dict
+
+    root = out / CKPT_DIR
+    final = root / f"step-{step:08d}"
+    tmp = root / f"step-{step:08d}.tmp"
+    if env.main:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+    _barrier(env)
+    msd, osd = get_state_dict(model, opt)
+    dcp.save({"model": msd, "optim": osd}, checkpoint_id=str(tmp), no_dist=not env.distributed)
+    torch.save(_rng_state(), tmp / f"rng-rank{env.rank:05d}.pt")
+    _barrier(env)
+    if env.main:
+        (tmp / "config.yaml").write_text(dump_run_spec(spec))
+        shutil.copyfile(protocol_path, tmp / "protocol.json")
+        (tmp / "trainer_state.json").write_text(json.dumps(state, indent=2))
+        if final.exists():
+            shutil.rmtree(final)
+        tmp.rename(final)
+        _atomic_text(root / "latest", final.name + "\n")
+        done = sorted(p for p in root.glob("step-*") if p.is_dir() and not p.name.endswith(".tmp"))
+        for old in done[: -spec.train.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+    _barrier(env)
+    return final
+
+
+def find_resume(out: Path, resume: str | None) -> Path | None:
+    """`auto`: the latest complete checkpoint under OUT (or None); a path: that checkpoint."""
+    if not resume:
+        return None
+    if resume != "auto":
+        p = Path(resume)
+        if not (p / "trainer_state.json").is_file():
+            raise TrainError(f"--resume {p}: not a complete checkpoint (no trainer_state.json)")
+        return p
+    root = out / CKPT_DIR
+    latest = root / "latest"
+    if latest.is_file():
+        p = root / latest.read_text().strip()
+        if (p / "trainer_state.json").is_file():
+            return p
+    done = sorted(p for p in root.glob("step-*") if (p / "trainer_state.json").is_file())
+    return done[-1] if done else None
+
+
+def load_checkpoint(path: Path, model: torch.nn.Module, opt: torch.optim.Optimizer | None, env: Env) -> dict[str, Any]:
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
+
+    if opt is None:
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict, set_model_state_dict
+
+        sd = {"model": get_model_state_dict(model)}
+        dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
+        set_model_state_dict(model, sd["model"])
+    else:
+        msd, osd = get_state_dict(model, opt)
+        sd = {"model": msd, "optim": osd}
+        dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
+        set_state_dict(model, opt, model_state_dict=sd["model"], optim_state_dict=sd["optim"])
+    rng = path / f"rng-rank{env.rank:05d}.pt"
+    if rng.is_file():
+        _set_rng_state(torch.load(rng, weights_only=False))
+    return json.loads((path / "trainer_state.json").read_text())
+
+
+# ----------------------------------------------------------------------------- the loop
+@dataclass
+class TrainArgs:
+    config: str
+    data: str
+    out: str
+    resume: str | None = None
+    max_steps: int | None = None
+    save_every: int | None = None
+    hang_after_step: int | None = None   # test hook: stop making progress after this step (to be killed)
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> "TrainArgs":
+        return cls(config=ns.config, data=ns.data, out=ns.out, resume=ns.resume, max_steps=ns.max_steps,
+                   save_every=ns.save_every, hang_after_step=getattr(ns, "hang_after_step", None))
+
+
+def _log(env: Env, msg: str) -> None:
+    if env.main:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _to(batch: dict[str, Any], device: torch.device) -> dict[str, Any]:
+    return {k: (v.to(device, non_blocking=True) if isinstance(v, torch.Tensor) else v) for k, v in batch.items()}
+
+
+def _truncate_metrics(path: Path, step: int) -> None:
+    if not path.is_file():
+        return
+    keep = [ln for ln in path.read_text().splitlines() if ln.strip() and json.loads(ln).get("step", 0) <= step]
+    _atomic_text(path, "".join(k + "\n" for k in keep))
+
+
+def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], None] | None = None,
+          device: torch.device | None = None) -> dict[str, Any]:
+    """Run (or continue) training; returns a summary. Works alone, under torchrun and under Ray."""
+    overrides = {"max_steps": args.max_steps, "save_every": args.save_every}
+    spec = load_run_spec(args.config, overrides)
+    t = spec.train
+    env = setup_env(device)
+    seed_everything(t.seed, env.rank, t.deterministic)
+    out = Path(args.out).resolve()
+    if env.main:
+        out.mkdir(parents=True, exist_ok=True)
+    _barrier(env)
+
+    image_size = spec.model.vision.config.get("image_size") if spec.model.vision and spec.model.vision.config else None
+    if spec.model.vision and image_size is None:
+        image_size = 384
+    split = TrainSplit(args.data, max_seq_len=t.max_seq_len, seed=t.seed, shuffle_shard_group=t.shuffle_shard_group,
+                       image_size=image_size)
+    protocol_path = split.dir / split.info["tokenizer"]
+    vocab = split.vocab
+    _check_layout(spec, split)
+    model, sharded = build_model(spec, vocab, env)
+    opt = build_optimizer(model, spec, env)
+    params = count_parameters(model) if not sharded else None
+
+    start_step, consumed = 0, 0
+    ckpt = find_resume(out, args.resume)
+    if ckpt is not None:
+        state = load_checkpoint(ckpt, model, opt, env)
+        start_step = int(state["step"])
+        consumed = split.check_cursor(state["cursor"])
+        if int(state.get("world_size", env.world)) != env.world:
+            _log(env, f"note: resuming a {state['world_size']}-process run on {env.world} processes; "
+                      "the sample order continues, per-rank RNG is re-seeded")
+        _log(env, f"resumed from {ckpt} at step {start_step} ({consumed} samples consumed)")
+    metrics_path = out / "metrics.jsonl"
+    if env.main:
+        _truncate_metrics(metrics_path, start_step)
+    if start_step >= t.max_steps:
+        _log(env, f"nothing to do: step {start_step} >= max_steps {t.max_steps}")
+        return {"step": start_step, "out": str(out), "checkpoint": str(ckpt) if ckpt else None}
+
+    ds = MicroBatches(split, consumed, t.max_steps - start_step, world=env.world, rank=env.rank,
+                      micro_batch_size=t.micro_batch_size, grad_accum=t.grad_accum)
+    loader = iter(make_loader(ds, t.loader_workers))
+    per_step = ds.samples_per_step()
+    bf16_autocast = use_bf16(spec, env) and not sharded
+    _log(env, f"training {spec.name} on {env.world} process(es), {env.device}, fsdp={sharded}, "
+              f"params={params['total'] if params else 'sharded'}, {len(split)} samples/epoch, "
+              f"{per_step} samples/step, steps {start_step + 1}..{t.max_steps}")
+    last_ckpt: Path | None = ckpt
+    summary: dict[str, Any] = {}
+    model.train()
+    for step in range(start_step + 1, t.max_steps + 1):
+        t0 = time.perf_counter()
+        mbs = [next(loader) for _ in range(t.grad_accum)]
+        local = torch.tensor([float(sum(int((mb["loss_mask"][:, 1:] & mb["attention_mask"][:, 1:].bool()).sum())
+                                            for mb in mbs)),
+                              float(sum(int(mb["attention_mask"].sum()) for mb in mbs)),
+                              float(sum(mb["num_units"] for mb in mbs))], dtype=torch.float64, device=env.device)
+        n_loss, n_tok, n_units = (float(x) for x in _all_sum(local, env).tolist())
+        if n_loss == 0:
+            raise TrainError(f"step {step}: the global batch has no loss-bearing tokens")
+        loss_sum = torch.zeros((), dtype=torch.float64, device=env.device)
+        for mb in mbs:
+            b = _to(mb, env.device)
+            ctx = torch.autocast("cuda", dtype=torch.bfloat16) if bf16_autocast else contextlib.nullcontext()
+            with ctx:
+                s, _ = model(**b)
+            (s * (env.world / n_loss)).backward()
+            loss_sum += s.detach().double()
+        grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), t.grad_clip)
+        if hasattr(grad_norm, "full_tensor"):
+            grad_norm = grad_norm.full_tensor()
+        lr = lr_at(step, spec)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        loss = float(_all_sum(loss_sum, env)) / n_loss
+        consumed += per_step
+        dt = time.perf_counter() - t0
+        rec = {"step": step, "loss": loss, "lr": lr, "grad_norm": float(grad_norm), "loss_tokens": int(n_loss),
+               "tokens": int(n_tok), "units": int(n_units), "samples": per_step, "step_s": round(dt, 4),
+               "tokens_per_s": round(n_tok / dt, 1), "epoch": consumed // len(split), "samples_consumed": consumed}
+        if not math.isfinite(loss):
+            raise TrainError(f"step {step}: loss is {loss}")
+        if env.main:
+            with open(metrics_path, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+        if step % t.log_every == 0 or step == t.max_steps:
+            _log(env, f"step {step}/{t.max_steps} loss {loss:.4f} lr {lr:.2e} gnorm {float(grad_norm):.3f} "
+                      f"{rec['tokens_per_s']:.0f} tok/s")
+        saved: Path | None = None
+        if step % t.save_every == 0 or step == t.max_steps:
+            state = {"step": step, "cursor": split.cursor(consumed), "world_size": env.world,
+                     "micro_batch_size": t.micro_batch_size, "grad_accum": t.grad_accum, "config": spec.name,
+                     "data": str(split.dir), "last": rec, "saved_unix": int(time.time())}
+            last_ckpt = saved = save_checkpoint(out, step, model, opt, spec, state, protocol_path, env)
+            _log(env, f"checkpoint {last_ckpt}")
+        if reporter is not None and (step % t.log_every == 0 or step == t.max_steps or saved):
+            reporter({**rec, "checkpoint": str(last_ckpt) if last_ckpt else ""}, saved)
+        summary = rec
+        if args.hang_after_step is not None and step == args.hang_after_step:
+            _log(env, f"hang_after_step={step}: waiting to be killed")
+            while True:
+                time.sleep(3600)
+    summary.update(out=str(out), checkpoint=str(last_ckpt) if last_ckpt else None)
+    return summary
+
+
+def _check_layout(spec: RunSpec, split: TrainSplit) -> None:
+    """The export's layout must match what the model produces per unit."""
+    lay = split.layout
+    audio_cfg = spec.model.audio.config or {}
+    frames_per_unit = int(round(100 * split.unit_s))
+    per_unit = frames_per_unit // 2 // spec.model.audio.pool
+    if lay.get("audio_embeds_per_unit") not in (None, per_unit):
+        raise TrainError(f"export lays out {lay['audio_embeds_per_unit']} audio embeddings per unit, the model "
+                         f"produces {per_unit} (unit_s={split.unit_s}, pool={spec.model.audio.pool})")
+    if audio_cfg.get("num_mel_bins", split.n_mels) != split.n_mels:
+        raise TrainError(f"export computes {split.n_mels} mel bins, the audio encoder expects {audio_cfg['num_mel_bins']}")
+    if lay.get("has_frames"):
+        if spec.model.vision is None:
+            raise TrainError("the export has video frames (Omni); use an Omni config such as venus-omni-9b")
+        if lay.get("image_tokens_per_frame") != spec.model.vision.tokens_per_frame:
+            raise TrainError(f"export lays out {lay.get('image_tokens_per_frame')} image tokens per frame, the "
+                             f"model pools to {spec.model.vision.tokens_per_frame} (re-export with --image-tokens)")
+
+
+# ----------------------------------------------------------------------------- launchers
+def torchrun_argv(ns: argparse.Namespace, nproc: int) -> list[str]:
+    """Re-run this `train` command under torch.distributed.run with `nproc` local processes."""
+    argv = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
+            "-m", "jobs.cli", "train", "--config", ns.config, "--data", ns.data, "--out", ns.out]
+    for flag, val in (("--resume", ns.resume), ("--max-steps", ns.max_steps), ("--save-every", ns.save_every),
+                      ("--hang-after-step", getattr(ns, "hang_after_step", None))):
+        if val is not None:
+            argv += [flag, str(val)]
+    return argv
+
+
+def _ray_loop(config: dict[str, Any]) -> None:
+    """Runs in every Ray Train worker; Ray has already created the torch process group."""
+    import ray.train
+    import ray.train.torch
+
+    def report(rec: dict[str, Any], saved: Path | None) -> None:
+        metrics = {k: v for k, v in rec.items() if isinstance(v, (int, float, str))}
+        if saved is not None and ray.train.get_context().get_world_rank() == 0:
+            # Register our DCP checkpoint with Ray in place: it already sits on the shared OUT
+            # folder, so the "upload" returns it unchanged instead of copying ~16 B/param.
+            ray.train.report(metrics, checkpoint=ray.train.Checkpoint(str(saved)),
+                             checkpoint_upload_fn=lambda ckpt, _name: ckpt,
+                             delete_local_checkpoint_after_upload=False)
+        else:
+            ray.train.report(metrics)
+
+    train(TrainArgs(**config["args"]), reporter=report, device=ray.train.torch.get_device())
+
+
+def run_ray(args: TrainArgs, *, num_workers: int, address: str | None, use_gpu: bool | None = None) -> dict[str, Any]:
+    """Train with Ray Train's TorchTrainer. OUT must be on storage every worker can reach."""
+    import ray
+    from ray.train import RunConfig, ScalingConfig
+    from ray.train.torch import TorchTrainer
+
+    if not ray.is_initialized():
+        ray.init(address=address)
+    if use_gpu is None:
+        use_gpu = ray.cluster_resources().get("GPU", 0) >= num_workers
+    out = Path(args.out).resolve()
+    payload = {**args.__dict__, "out": str(out), "data": str(Path(args.data).resolve()),
+               "config": str(Path(args.config).resolve()) if Path(args.config).is_file() else args.config}
+    trainer = TorchTrainer(
+        _ray_loop, train_loop_config={"args": payload},
+        scaling_config=ScalingConfig(num_workers=num_workers, use_gpu=use_gpu),
+        # The experiment folder *is* OUT, so our checkpoints (OUT/checkpoints/...) can be registered
+        # with Ray in place; OUT must be storage every worker can reach (NFS, Lustre, ...).
+        run_config=RunConfig(name=out.name, storage_path=str(out.parent)),
+    )
+    result = trainer.fit()
+    if result.error:
+        raise TrainError(f"Ray Train run failed: {result.error}")
+    return {**(result.metrics or {}), "ray_checkpoint": result.checkpoint.path if result.checkpoint else None}
+
+
+def launch(ns: argparse.Namespace) -> int:
+    """Entry point of `duplexsynth train`."""
+    import subprocess
+
+    args = TrainArgs.from_namespace(ns)
+    try:
+        resolve_split_dir(args.data)
+        if ns.ray_address or ns.ray_workers:
+            m = run_ray(args, num_workers=ns.ray_workers or 2, address=ns.ray_address)
+            print(json.dumps({k: m.get(k) for k in ("step", "loss", "checkpoint", "ray_checkpoint")}))
+            return 0
+        if ns.nproc_per_node > 1 and "LOCAL_RANK" not in os.environ:
+            return subprocess.call(torchrun_argv(ns, ns.nproc_per_node))
+        summary = train(args)
+    except (TrainError, DataError, ValueError) as err:
+        print(f"train failed: {err}", file=sys.stderr)
+        return 2
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    if int(os.environ.get("RANK", "0")) == 0:
+        print(json.dumps({k: summary.get(k) for k in ("step", "loss", "checkpoint")}))
+    return 0
