@@ -76,6 +76,7 @@ class _State:
     min_window: int = 1                 # rule 1, and "the unit after a cut is listen" (rule 3)
     turns: dict[str, dict[str, Any]] = field(default_factory=dict)
     ready: dict[str, int] = field(default_factory=dict)      # task / timer id -> sample it is readable
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)   # task id -> its delegate/backend events
     gaps: list[float] = field(default_factory=list)           # user end -> assistant start, seconds
 
     def s(self, t: float) -> int:
@@ -111,11 +112,24 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -
         return cache[key]
 
     user_voice = next((t.voice for t in script.turns if t.role == "user"), None)
-    for turn in script.turns:
-        if turn.role == "user":
-            _place_user(st, turn, synth, script.lead_in_s)
-        else:
-            _place_assistant(st, turn, synth, user_voice)
+    turns = list(script.turns)
+    placed: set[int] = set()
+    i = 0
+    while i < len(turns):
+        if i in placed:
+            i += 1
+            continue
+        if turns[i].role == "user":
+            while due := _relays_due_before_user(st, turns, i, placed):   # results go out at the first pause
+                _place_assistant(st, turns[due[0]], synth, user_voice)
+                placed.add(due[0])
+            _place_user(st, turns[i], synth, script.lead_in_s)
+            placed.add(i)
+            continue
+        j = _next_relay(st, turns, i, placed) if turns[i].trigger == "backend" else i
+        _place_assistant(st, turns[j], synth, user_voice)
+        placed.add(j)
+    _check_outcomes(st)
 
     ends = [e["end"] for e in st.events] + [t.offset + len(t.audio) for t in st.tracks]
     num_units = int(np.ceil((max(ends) + st.s(script.tail_s)) / st.U))
@@ -125,6 +139,52 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -
     words = sorted(st.words, key=lambda w: (w.start_s, w.event_id))
     stats = {"response_gaps_s": [round(g, 4) for g in st.gaps]}
     return Timeline(sample_rate, st.U, num_units, events, words, st.tracks, stats)
+
+
+def _relays_due_before_user(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> list[int]:
+    """Later relay turns whose result is already readable and could start before user turn i would.
+
+    Planners cannot know when results land; composition can. A result that is ready while the floor
+    is free is relayed then, not after whatever the script put next.
+    """
+    prev = max([x for x in (st.last_asst_end, st.last_user_end) if x is not None], default=None)
+    if prev is None:
+        return []
+    user_start = prev + st.s(turns[i].gap_s)
+    due = []
+    for j in range(i + 1, len(turns)):
+        t = turns[j]
+        if j in placed or t.role != "assistant" or t.trigger != "backend" or t.ref not in st.ready:
+            continue
+        start = _earliest_window(st, t) * st.U + st.s(t.lead_s)
+        if st.last_asst_end is not None:
+            start = max(start, st.last_asst_end + st.s(ASSISTANT_MIN_GAP_S))
+        if start <= user_start:
+            due.append(j)
+            break   # one relay at a time; the next user turn is re-examined after it
+    return due
+
+
+def _next_relay(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> int:
+    """Among consecutive relay turns from i, the one whose result is readable first (out-of-order results)."""
+    group = []
+    for j in range(i, len(turns)):
+        if j in placed:
+            continue
+        if turns[j].role != "assistant" or turns[j].trigger != "backend":
+            break
+        group.append(j)
+    return min(group, key=lambda j: (st.ready.get(turns[j].ref or "", 1 << 62), j))
+
+
+def _check_outcomes(st: _State) -> None:
+    """Every task's planned outcome agrees with what was placed (relayed results have a relay turn...)."""
+    for task_id, task in st.tasks.items():
+        outcome, relayed = task["delegate"]["attrs"].get("outcome"), task.get("relay_turn") is not None
+        if outcome in ("relayed", "revised", "fallback", "retried") and not relayed:
+            raise ScheduleError(f"task {task_id}: outcome {outcome} but no turn acts on its result")
+        if outcome in ("cancelled", "superseded") and relayed:
+            raise ScheduleError(f"task {task_id}: outcome {outcome} but its result is relayed")
 
 
 def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> None:
@@ -205,25 +265,61 @@ def _place_assistant(st: _State, turn: ScriptTurn, synth: Any, user_voice: Voice
     st.last_asst_end = end
 
     if turn.delegate is not None:
-        d = turn.delegate
-        ready = issued + st.s(d.latency_s)
-        common = {"task_id": d.task_id, "tool": d.tool, "args": dict(d.args), "issued_s": st.sec(issued),
-                  "ready_s": st.sec(ready), "latency_s": st.sec(ready - issued), "turn": turn.id}
-        st.add_event(f"{d.task_id}.delegate", "delegate", "assistant", issued, issued, d.request, unit=out_unit, **common)
-        st.add_event(f"{d.task_id}.backend", "backend", "harness", ready, ready, d.result, outcome="pending", **common)
-        st.ready[d.task_id] = ready
+        _place_delegate(st, turn, turn.delegate, issued, out_unit)
     if turn.timer is not None:
         fire = issued + st.s(turn.timer.seconds)
         st.add_event(turn.timer.timer_id, "timer", "harness", fire, fire, turn.timer.label,
                      timer_id=turn.timer.timer_id, seconds=turn.timer.seconds, label=turn.timer.label,
                      set_s=st.sec(issued), turn=turn.id)
         st.ready[turn.timer.timer_id] = fire
-    if turn.trigger == "backend":
-        for ev in st.events:
-            if ev["kind"] == "backend" and ev["attrs"]["task_id"] == turn.ref:
-                ev["attrs"].update(outcome="relayed", relay_turn=turn.id, relay_s=st.sec(start))
+    if turn.trigger == "backend" and turn.ref in st.tasks:
+        task = st.tasks[turn.ref]
+        task["relay_turn"] = turn.id
+        for ev in (task["delegate"], task.get("backend")):
+            if ev is not None:
+                ev["attrs"].update(relay_turn=turn.id, relay_s=st.sec(start))
     for ov in turn.overlays:
         _place_overlay(st, turn, ov, syn, start, end, synth)
+
+
+def _place_delegate(st: _State, turn: ScriptTurn, d: Any, issued: int, out_unit: int) -> None:
+    """Delegate event at the unit that starts the turn; its backend result (if any) after the latency."""
+    if d.task_id in st.tasks:
+        raise ScheduleError(f"turn {turn.id}: task id {d.task_id} used twice")
+    common = {"task_id": d.task_id, "tool": d.tool, "args": dict(d.args), "issued_s": st.sec(issued), "turn": turn.id}
+    if d.cancels is not None:
+        target = st.tasks.get(d.cancels)
+        if target is None:
+            raise ScheduleError(f"turn {turn.id}: cancels unknown task {d.cancels}")
+        st.add_event(f"{d.task_id}.delegate", "delegate", "assistant", issued, issued, d.request, unit=out_unit,
+                     cancels=d.cancels, outcome=None, **common)
+        t_attrs = {"outcome": "cancelled", "cancelled_by": d.task_id, "cancelled_s": st.sec(issued)}
+        target["delegate"]["attrs"].update(t_attrs)
+        if target["ready"] >= issued:   # cancelled in time: the harness drops it, no result ever arrives
+            st.events.remove(target["backend"])
+            target["backend"] = None
+            st.ready.pop(d.cancels, None)
+        else:                            # the result raced the cancel: it arrived, and is never relayed
+            target["backend"]["attrs"].update(t_attrs)
+        st.tasks[d.task_id] = {"delegate": st.events[-1], "backend": None, "ready": issued, "control": True}
+        return
+    ready = issued + st.s(d.latency_s)
+    common.update(ready_s=st.sec(ready), latency_s=st.sec(ready - issued), status=d.status, outcome=d.outcome)
+    for key in ("supersedes", "retry_of"):
+        if getattr(d, key) is not None:
+            if getattr(d, key) not in st.tasks:
+                raise ScheduleError(f"turn {turn.id}: {key} unknown task {getattr(d, key)}")
+            common[key] = getattr(d, key)
+    dev = st.add_event(f"{d.task_id}.delegate", "delegate", "assistant", issued, issued, d.request, unit=out_unit,
+                       **common)
+    bev = st.add_event(f"{d.task_id}.backend", "backend", "harness", ready, ready, d.result, **common)
+    st.tasks[d.task_id] = {"delegate": dev, "backend": bev, "ready": ready}
+    st.ready[d.task_id] = ready
+    if d.supersedes is not None:
+        old = st.tasks[d.supersedes]
+        for ev in (old["delegate"], old["backend"]):
+            if ev is not None:
+                ev["attrs"].update(outcome="superseded", superseded_by=d.task_id)
 
 
 def _interrupt(st: _State, turn: ScriptTurn, syn: Any, start: int, attrs: dict[str, Any],

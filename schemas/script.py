@@ -53,15 +53,29 @@ class Interruption(_M):
     eot_s: float = Field(ge=0.2)
 
 
+Outcome = Literal["relayed", "cancelled", "revised", "retried", "fallback", "superseded"]
+
+
 class Delegation(_M):
-    """A private request to the background harness, issued at the unit that starts this turn."""
+    """A private request to the background harness, issued at the unit that starts this turn.
+
+    `outcome` is what happens to the task: its result is relayed (`relayed`, or `revised` for a
+    task that replaced an older one, or `fallback` when the assistant explains a failure), or
+    never relayed (`cancelled` by the user, `superseded` by a revision, `retried` after failing).
+    A control request (`tool="cancel"`) names its target in `cancels` and yields no result.
+    """
 
     task_id: str
     tool: str
-    request: str = Field(max_length=4000)
+    request: str = Field(min_length=1, max_length=4000)
     args: dict[str, str] = Field(default_factory=dict)
     latency_s: float = Field(gt=0)
-    result: str
+    result: str = ""
+    status: Literal["ok", "error", "timeout", "partial"] = "ok"
+    outcome: Outcome | None = "relayed"
+    cancels: str | None = None
+    supersedes: str | None = None
+    retry_of: str | None = None
 
 
 class Timer(_M):
