@@ -207,6 +207,7 @@ def _worker_init(tokenizer_spec: str, vocab_json: dict[str, Any], opts: dict[str
     from model.protocol import ProtocolVocab
 
     tok = load_text_tokenizer(tokenizer_spec)
+    _WORKER.clear()          # never reuse an encoder built for another export in this process
     _WORKER.update(tok=tok, vocab=ProtocolVocab.from_json(vocab_json), opts=opts)
 
 

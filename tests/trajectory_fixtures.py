@@ -283,3 +283,23 @@ def train_tokenizer(path: str | Path, vocab_size: int = 400,
     path.parent.mkdir(parents=True, exist_ok=True)
     tok.save(str(path))
     return path
+
+
+def export_fixture(root: str | Path, *, tokenizer: str = "trained", rows: int = 8, val_fraction: float = 0.25,
+                   make_kw: dict | None = None, **opts) -> Path:
+    """Write `rows` fixture trajectories under root/src and export them to root/train.
+
+    tokenizer: "trained" (a BPE trained here, small vocabulary: fast training tests), "sdk" (the
+    MiniCPM-o 4.5 tokenizer from minicpm-o5-sdk, real ids) or a path.
+    """
+    from jobs.export import ExportOptions, export
+
+    root = Path(root)
+    src = write_dataset(root / "src", make_rows(rows, **(make_kw or {})))
+    if tokenizer == "trained":
+        tokenizer = str(train_tokenizer(root / "tok" / "tokenizer.json"))
+    elif tokenizer == "sdk":
+        tokenizer = "minicpm-o45"
+    out = root / "train"
+    export(src, out, ExportOptions(tokenizer=tokenizer, val_fraction=val_fraction, **opts), progress=False)
+    return out

@@ -1,0 +1,118 @@
+"""DuplexModel: random-init from config, audio per unit pooled to 10, chunked loss, Omni, 9B shapes."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from model.config import TrainConfigError, load_run_spec, parse_run_spec
+from model.dataset import MicroBatches, TrainSplit, collate
+from model.modeling import DuplexModel, count_parameters
+from model.protocol import AUDIO_PH, IMAGE_PH, extend_vocab, load_text_tokenizer
+from tests.trajectory_fixtures import export_fixture
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return export_fixture(tmp_path_factory.mktemp("m"), rows=4, val_fraction=0.0)
+
+
+@pytest.fixture(scope="module")
+def model_and_split(data):
+    split = TrainSplit(data, max_seq_len=2048)
+    torch.manual_seed(0)
+    return DuplexModel(load_run_spec("tiny").model, split.vocab), split
+
+
+def test_audio_is_encoded_per_unit_and_pooled_to_ten(model_and_split):
+    model, _ = model_and_split
+    feats = torch.randn(3, 80, 100)
+    out = model.encode_audio(feats)
+    assert out.shape == (30, model.llm.config.hidden_size)
+    # units are independent: changing unit 2's audio leaves units 0-1 untouched
+    feats2 = feats.clone()
+    feats2[2] += 1.0
+    out2 = model.encode_audio(feats2)
+    assert torch.allclose(out[:20], out2[:20], atol=1e-6) and not torch.allclose(out[20:], out2[20:])
+
+
+def test_forward_loss_equals_full_cross_entropy(model_and_split):
+    model, split = model_and_split
+    b = MicroBatches(split, 0, 1, world=1, rank=0, micro_batch_size=2, grad_accum=1)[0]
+    model.eval()
+    with torch.no_grad():
+        s, n = model(**b)
+        h = model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"])
+        logits = model.logits(h)[:, :-1]
+        sel = b["loss_mask"][:, 1:] & b["attention_mask"][:, 1:].bool()
+        ref = F.cross_entropy(logits[sel], b["input_ids"][:, 1:][sel], reduction="sum")
+    assert int(n) == int(sel.sum()) > 0
+    assert torch.allclose(s, ref, rtol=1e-5)
+    # the chunked path (chunks of 7 tokens) gives the same sum and the same gradients
+    model.train()
+    model.zero_grad()
+    s_full, _ = model(**b)
+    s_full.backward()
+    g_full = model.llm.get_output_embeddings().weight.grad.clone()
+    model.zero_grad()
+    old = model.cfg
+    object.__setattr__(model, "cfg", old.model_copy(update={"loss_chunk_tokens": 7}))
+    try:
+        s_chunk, _ = model(**b)
+        s_chunk.backward()
+    finally:
+        object.__setattr__(model, "cfg", old)
+    assert torch.allclose(s_full, s_chunk, rtol=1e-5)
+    assert torch.allclose(g_full, model.llm.get_output_embeddings().weight.grad, atol=1e-6)
+    model.zero_grad()
+
+
+def test_placeholder_count_mismatch_is_an_error(model_and_split):
+    model, split = model_and_split
+    b = collate([split.load(split.items[0])])
+    with pytest.raises(ValueError, match="audio placeholders but"):
+        model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"][:-1])
+    ids = b["input_ids"].clone()
+    ids[0, 0] = split.vocab[IMAGE_PH]          # the <unit> slot, not an audio slot
+    with pytest.raises(ValueError, match="no vision encoder"):
+        model.hidden_states(ids, b["attention_mask"], b["audio_features"])
+
+
+def test_omni_tiny_forward_with_frames(tmp_path):
+    data = export_fixture(tmp_path, rows=2, val_fraction=0.0, make_kw={"frames": True}, image_tokens=4)
+    spec = load_run_spec("tiny-omni")
+    split = TrainSplit(data, max_seq_len=2048, image_size=spec.model.vision.config["image_size"])
+    b = collate([split.load(split.items[0])])
+    assert b["pixel_values"].shape[1:] == (3, 32, 32)
+    assert int((b["input_ids"] == split.vocab[IMAGE_PH]).sum()) == 4 * b["pixel_values"].shape[0]
+    torch.manual_seed(0)
+    model = DuplexModel(spec.model, split.vocab)
+    s, n = model(**b)
+    s.backward()
+    assert torch.isfinite(s) and n > 0
+    assert model.vision_proj.fc1.weight.grad is not None and model.vision_proj.fc1.weight.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize("name,total,has_vision", [("venus-audio-9b", 8.57e9, False), ("venus-omni-9b", 9.02e9, True)])
+def test_9b_configs_have_the_documented_shapes(name, total, has_vision):
+    spec = load_run_spec(name)
+    assert spec.memory_plan and "FSDP2" in spec.memory_plan and "16 bytes" in spec.memory_plan
+    vocab = extend_vocab(load_text_tokenizer("minicpm-o45"))
+    with torch.device("meta"):
+        model = DuplexModel(spec.model, vocab)
+    c = count_parameters(model)
+    assert abs(c["total"] - total) / total < 0.005
+    cfg = model.llm.config
+    assert (cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers, cfg.num_key_value_heads) == (4096, 12288, 36, 8)
+    assert model.llm.get_input_embeddings().weight.shape == (158464, 4096)
+    assert model.audio.config.d_model == 1024 and len(model.audio.layers) == 24
+    assert (model.vision is not None) == has_vision
+
+
+def test_config_errors_name_the_field():
+    with pytest.raises(TrainConfigError, match="train.lr"):
+        load_run_spec("tiny", {"lr": -1})
+    with pytest.raises(TrainConfigError, match="config not found: nope"):
+        load_run_spec("nope")
+    with pytest.raises(TrainConfigError, match="model.audio"):
+        parse_run_spec({"name": "x", "model": {"llm": {"config": {"model_type": "qwen3"}}, "audio": {}}})
