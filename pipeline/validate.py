@@ -160,12 +160,14 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None) -> list[
                 continue
             if e.start_s + 1e-6 < d.start_s + float(attrs[d.id]["latency_s"]):
                 bad("rule5", f"{e.id}: result arrives before its latency elapsed")
-            if a.get("outcome") == "relayed":
-                _check_relay(row, e.start_s, a["relay_turn"], turns, events, sr, U, bad, "rule5")
+            if a.get("outcome") in ACTED_ON:
+                _check_relay(row, e.start_s, a.get("relay_turn", "?"), turns, events, sr, U, bad, "rule5")
         if e.kind == "timer":
             for t in turns:
                 if attrs[t.id].get("trigger") == "timer" and attrs[t.id].get("ref") == attrs[e.id]["timer_id"]:
                     _check_relay(row, e.start_s, t.id, turns, events, sr, U, bad, "rule6")
+
+    _check_tasks(row.id, events, attrs, turns, bad)
 
     # Realised SNR matches the recorded draw.
     acoustics = json.loads(row.meta).get("acoustics", {})
@@ -175,6 +177,56 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None) -> list[
         if est is None or abs(est - drawn) > SNR_TOLERANCE_DB:
             bad("snr", f"realised SNR {est} dB vs drawn {drawn:.2f} dB")
     return v
+
+
+ACTED_ON = ("relayed", "revised", "fallback", "retried")     # some later turn acts on the result
+NOT_RELAYED = ("cancelled", "superseded")
+TASK_ATTRS = ("task_id", "tool", "args", "issued_s", "ready_s", "outcome")
+
+
+def _check_tasks(row_id: str, events: list[Any], attrs: dict[str, dict[str, Any]], turns: list[Any], bad: Any) -> None:
+    """Delegation protocol: plain requests and results, outcomes consistent with what happened."""
+    from generators.harness.format import has_protocol_leak
+
+    delegates = {attrs[e.id]["task_id"]: e for e in events if e.kind == "delegate"}
+    backends = {attrs[e.id]["task_id"]: e for e in events if e.kind == "backend"}
+    relays = {attrs[t.id].get("ref"): t for t in turns if attrs[t.id].get("trigger") == "backend"}
+    for task_id, d in delegates.items():
+        a = attrs[d.id]
+        if has_protocol_leak(d.text) or not d.text.strip():
+            bad("delegate", f"{d.id}: request is empty or not plain language")
+        if a.get("cancels"):
+            target = delegates.get(a["cancels"])
+            if target is None or attrs[target.id].get("outcome") != "cancelled":
+                bad("delegate", f"{d.id}: cancels {a['cancels']}, which is not marked cancelled")
+            continue
+        for key in TASK_ATTRS:
+            if key not in a:
+                bad("delegate", f"{d.id}: attribute {key} missing")
+        outcome, b = a.get("outcome"), backends.get(task_id)
+        if outcome not in ACTED_ON + NOT_RELAYED:
+            bad("delegate", f"{d.id}: outcome {outcome!r} is not one of {ACTED_ON + NOT_RELAYED}")
+        if b is not None and has_protocol_leak(b.text):
+            bad("backend", f"{b.id}: result text carries markdown or a protocol token")
+        if outcome in ACTED_ON and (b is None or task_id not in relays):
+            bad("delegate", f"{d.id}: outcome {outcome} but no turn acts on a result")
+        if outcome in NOT_RELAYED and task_id in relays:
+            bad("delegate", f"{d.id}: outcome {outcome} but its stale result is relayed by {relays[task_id].id}")
+        if outcome == "cancelled":
+            c = next((x for x in delegates.values() if attrs[x.id].get("cancels") == task_id), None)
+            if c is None:
+                bad("delegate", f"{d.id}: cancelled with no cancel request")
+            elif b is not None and b.start_s >= c.start_s:
+                bad("delegate", f"{d.id}: a result arrived after the task was cancelled")
+        if outcome == "superseded" and not any(attrs[x.id].get("supersedes") == task_id for x in delegates.values()):
+            bad("delegate", f"{d.id}: superseded but no task revises it")
+        if outcome == "revised" and a.get("supersedes") not in delegates:
+            bad("delegate", f"{d.id}: revised but supersedes no earlier task")
+        if outcome == "retried":
+            if a.get("status") == "ok" or not any(attrs[x.id].get("retry_of") == task_id for x in delegates.values()):
+                bad("delegate", f"{d.id}: retried, but it did not fail or nothing retries it")
+        if outcome == "fallback" and a.get("status") == "ok":
+            bad("delegate", f"{d.id}: fallback answer for a task that succeeded")
 
 
 def _check_relay(row: TrajectoryRow, ready_s: float, turn_id: str, turns: list[Any], events: list[Any], sr: int,
