@@ -1,12 +1,13 @@
 """Shared helpers for scenario planners: the planning context, timing draws and turn builders."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from generators import voices as vx
-from schemas.config import Range, TimingConfig
+from generators.harness import HarnessState
+from schemas.config import HarnessConfig, Range, TimingConfig
 from schemas.script import Overlay, ScriptTurn, VoiceSpec, phrase_boundaries
 
 
@@ -27,15 +28,23 @@ class Planner:
     rng: np.random.Generator
     timing: TimingConfig
     cast: Cast
+    harness: HarnessConfig = field(default_factory=HarnessConfig)
+    harness_state: HarnessState = field(default_factory=HarnessState)   # per trajectory: the calendar
     _n: int = 0
 
+    @property
+    def tools(self) -> tuple[str, ...]:
+        """Harness tools this run enables (delegation content is drawn only for these)."""
+        return tuple(self.harness.tools)
+
     @classmethod
-    def create(cls, rng: np.random.Generator, timing: TimingConfig) -> "Planner":
+    def create(cls, rng: np.random.Generator, timing: TimingConfig, harness: HarnessConfig | None = None) -> "Planner":
         asst = vx.draw_voice(rng, vx.ASSISTANT_VOICES)
         user = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst,))
         other = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user))
         bg = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user, other))
-        return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg))
+        return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg),
+                   harness=harness or HarnessConfig())
 
     def draw(self, r: Range) -> float:
         return float(round(self.rng.uniform(r.lo, r.hi), 4))

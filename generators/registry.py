@@ -6,18 +6,19 @@ import importlib
 import numpy as np
 
 from generators.common import Planner
-from schemas.config import SCENARIOS, TimingConfig
+from schemas.config import SCENARIOS, HarnessConfig, TimingConfig
 from schemas.script import Script
 
 GENERATOR_VERSION = "0.1.0"
 
 
-def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en") -> Script:
+def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
+                harness: HarnessConfig | None = None) -> Script:
     """Draw one trajectory's script. Every draw comes from `seed` alone."""
     if scenario not in SCENARIOS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {list(SCENARIOS)}")
     rng = np.random.default_rng(seed)
-    p = Planner.create(rng, timing)
+    p = Planner.create(rng, timing, harness)
     module = importlib.import_module(f"generators.scenarios.{scenario}")
     domain, turns = module.plan(p)
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,

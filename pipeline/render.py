@@ -89,7 +89,7 @@ def timing_stats(tl: Timeline) -> dict[str, Any]:
 def render_trajectory(*, cfg: RunConfig, traj_id: str, seed: int, scenario: str, tts: Synthesizer,
                       tokenizer: Any | None = None) -> TrajectoryRow:
     """Every random draw below comes from `seed` (planning stream and acoustics stream)."""
-    script: Script = plan_script(scenario, seed, cfg.timing, cfg.language)
+    script: Script = plan_script(scenario, seed, cfg.timing, cfg.language, cfg.harness)
     tl = compose(script, tts, cfg.sample_rate, cfg.unit_s)
     assistant = tl.render_stem("assistant")
     user, acoustic_meta, noise_event = render_user_channel(tl, cfg, np.random.default_rng([seed, 1]))
