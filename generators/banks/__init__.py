@@ -1,0 +1,1 @@
+"""Data banks (templates and slot values) behind ``generators.text_bank``."""

@@ -1,0 +1,337 @@
+"""Tiny template engine shared by the text banks.
+
+Template syntax (never leaks into output):
+
+* ``[a|b|c]`` picks one option; options may be empty (``[very |]``) and may nest.
+* ``{name}`` is replaced by the slot ``name`` (slots are plain strings or ints).
+
+Alternations are resolved with their own RNG *before* slots are substituted, so a
+sentence rendered twice with the same choice seed and two different slot dicts
+differs only where the slots differ (this is what repairs rely on).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+Rng = np.random.Generator
+Slots = dict[str, object]
+
+_ALT = re.compile(r"\[([^\[\]]*)\]")
+_SLOT = re.compile(r"\{(\w+)\}")
+_SPACES = re.compile(r"\s+")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.!?;:])")
+_DOUBLE_COMMA = re.compile(r",\s*,")
+_COMMA_END = re.compile(r",\s*([.!?])")
+
+
+def pick(rng: Rng, options: Sequence[str]):
+    """One element of ``options`` drawn with ``rng``."""
+    return options[int(rng.integers(len(options)))]
+
+
+def expand(template: str, rng: Rng) -> str:
+    """Resolve every ``[a|b]`` alternation (innermost first)."""
+    text = template
+    while True:
+        match = _ALT.search(text)
+        if match is None:
+            return text
+        options = match.group(1).split("|")
+        choice = options[int(rng.integers(len(options)))]
+        text = text[: match.start()] + choice + text[match.end():]
+
+
+def fill(text: str, slots: Mapping[str, object]) -> str:
+    """Substitute ``{slot}`` references; a missing slot is a programming error."""
+
+    def repl(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key not in slots:
+            raise KeyError(f"template slot {{{key}}} missing in {text!r}")
+        return str(slots[key])
+
+    # slots may themselves contain slot references one level deep
+    out = _SLOT.sub(repl, text)
+    if "{" in out:
+        out = _SLOT.sub(repl, out)
+    return out
+
+
+_A_BEFORE = re.compile(r"\b([Aa]) (?=(\S+))")
+_AN_WORDS = re.compile(r"^(8|11|18)(\d\d\d)?\b|^8\d*\b|^(hour|honest|heir)|^[aeioAEIO]|^u(?!ni|s[eu]|r|t|k|ro)|^U(?!ni|s[eu]|r|t|K)")
+_A_EXCEPTIONS = ("one", "once", "euro", "European", "Ouija")
+
+
+def fix_articles(text: str) -> str:
+    """Turn "a" into "an" before a vowel sound ("an iPhone", "an 8 minute walk", "an hour")."""
+
+    def repl(m: re.Match[str]) -> str:
+        nxt = m.group(2)
+        if nxt.startswith(_A_EXCEPTIONS) or not _AN_WORDS.match(nxt):
+            return m.group(0)
+        return m.group(1) + "n "
+
+    return _A_BEFORE.sub(repl, text)
+
+
+def tidy(text: str, capitalize: bool = True) -> str:
+    """Normalise spaces and punctuation and (by default) capitalise the first letter."""
+    out = _SPACES.sub(" ", text).strip()
+    out = _SPACE_BEFORE_PUNCT.sub(r"\1", out)
+    out = _DOUBLE_COMMA.sub(",", out)
+    out = _COMMA_END.sub(r"\1", out)
+    out = out.replace(" ,", ",")
+    out = fix_articles(out)
+    if capitalize and out and out[0].islower():
+        out = out[0].upper() + out[1:]
+    # capitalise after sentence-internal full stops produced by alternations
+    out = re.sub(r"([.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), out)
+    return out
+
+
+def render(template: str, slots: Mapping[str, object], seed: int) -> str:
+    """Render ``template`` with alternation choices fixed by ``seed``."""
+    return tidy(fill(expand(template, np.random.default_rng(seed)), slots))
+
+
+def render_rng(
+    rng: Rng, templates: Sequence[str], slots: Mapping[str, object] | None = None, capitalize: bool = True
+) -> str:
+    """Pick a template from ``templates`` and render it, all with ``rng``."""
+    template = pick(rng, templates)
+    return tidy(fill(expand(template, rng), slots or {}), capitalize)
+
+
+def offer(body: str, tail: str = ", if you like") -> tuple[str, str]:
+    """An offer as a question and as a statement: "Want me to {body}?" / "I can {body}, if you like."."""
+    return (
+        f"[Want me to|Should I|Shall I|Would you like me to|Do you want me to|How about I|Need me to] {body}?",
+        f"[I can|I could|Happy to|I'm happy to|I'd be glad to|Say the word and I'll|I'll gladly] {body}[{tail}|].",
+    )
+
+
+def new_seed(rng: Rng) -> int:
+    return int(rng.integers(0, 2**31 - 1))
+
+
+# --------------------------------------------------------------------------- numbers
+
+_ONES = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen"
+).split()
+_TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def number_words(n: int) -> str:
+    """English words for 0 <= n < 10000 ("forty-two")."""
+    if n < 0:
+        return "minus " + number_words(-n)
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return _TENS[tens] + ("" if ones == 0 else "-" + _ONES[ones])
+    if n < 1000:
+        hundreds, rest = divmod(n, 100)
+        head = _ONES[hundreds] + " hundred"
+        return head if rest == 0 else head + " and " + number_words(rest)
+    thousands, rest = divmod(n, 1000)
+    head = number_words(thousands) + " thousand"
+    if rest == 0:
+        return head
+    return head + (" and " if rest < 100 else " ") + number_words(rest)
+
+
+def spoken_time(hour: int, minute: int = 0, style: int = 0) -> str:
+    """A clock time as people say it, in one of five styles.
+
+    0 "half past seven in the evening", 1 "7:30 in the evening", 2 "7:30",
+    3 "seven thirty", 4 "half past seven". Noon and midnight are always words.
+    """
+    hour %= 24
+    h12 = hour % 12 or 12
+    if minute == 0 and hour == 12:
+        return "noon" if style % 2 == 0 else "midday"
+    if minute == 0 and hour == 0:
+        return "midnight"
+    part = (
+        "at night" if hour >= 21 or hour < 5 else "in the morning" if hour < 12
+        else "in the afternoon" if hour < 17 else "in the evening"
+    )
+    word = number_words(h12)
+    digits = f"{h12}:{minute:02d}" if minute else f"{h12} o'clock"
+    if minute == 0:
+        words = f"{word} o'clock" if style in (3, 4) else word
+    elif minute == 30:
+        words = f"half past {word}" if style != 3 else f"{word} thirty"
+    elif minute == 15:
+        words = f"a quarter past {word}" if style != 3 else f"{word} fifteen"
+    elif minute == 45:
+        words = f"a quarter to {number_words(h12 % 12 + 1)}" if style != 3 else f"{word} forty-five"
+    else:
+        words = f"{word} {number_words(minute) if minute >= 10 else 'oh ' + number_words(minute)}"
+    if style == 0:
+        return f"{words} {part}"
+    if style == 1:
+        return f"{digits} {part}"
+    if style == 2:
+        return digits
+    return words
+
+
+def money(amount: float) -> str:
+    """Spoken money: "24 dollars", "12 dollars and 50 cents"."""
+    cents_total = int(round(amount * 100))
+    dollars, cents = divmod(cents_total, 100)
+    unit = "dollar" if dollars == 1 else "dollars"
+    if cents == 0:
+        return f"{dollars:,} {unit}"
+    if dollars == 0:
+        return f"{cents} cents"
+    return f"{dollars:,} {unit} and {cents} cents"
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+# --------------------------------------------------------------------------- scenarios
+
+SlotSampler = Callable[[Rng], object]
+Deriver = Callable[[Slots], Slots]
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A user correction that changes one base slot mid-answer.
+
+    ``show`` renders the slot for generic phrases ("{servings} servings");
+    ``user`` and ``ack`` are extra, slot-specific templates that may use ``{new}``,
+    ``{old}``, every slot of the corrected dict and every old slot as ``{old_<name>}``.
+    """
+
+    slot: str
+    show: str
+    user: tuple[str, ...] = ()
+    ack: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One kind of request inside a domain, with everything needed to render an exchange."""
+
+    domain: str
+    slots: Mapping[str, SlotSampler]
+    request: tuple[str, ...]
+    answer: tuple[tuple[str, ...], ...]
+    corrections: tuple[Correction, ...]
+    topic: tuple[str, ...]
+    derive: Deriver | None = None
+    weight: float = 1.0
+
+    def draw_slots(self, rng: Rng) -> Slots:
+        return {name: sampler(rng) for name, sampler in self.slots.items()}
+
+    def view(self, base: Slots) -> Slots:
+        """Base slots plus derived (string) slots."""
+        out: Slots = dict(base)
+        if self.derive is not None:
+            out.update(self.derive(out))
+        return out
+
+
+def with_extra(
+    scenarios: Sequence[Scenario], extra: Mapping[tuple[str, str], tuple[tuple[str, ...], ...]]
+) -> tuple[Scenario, ...]:
+    """Append extra paraphrase templates (keyed by domain and first topic) to each answer position."""
+    from dataclasses import replace
+
+    out = []
+    used = set()
+    for sc in scenarios:
+        key = (sc.domain, sc.topic[0])
+        more = extra.get(key)
+        if more is not None:
+            if len(more) != len(sc.answer):
+                raise ValueError(f"extra templates for {key} have {len(more)} positions, expected {len(sc.answer)}")
+            sc = replace(sc, answer=tuple(a + b for a, b in zip(sc.answer, more)))
+            used.add(key)
+        out.append(sc)
+    unknown = set(extra) - used
+    if unknown:
+        raise ValueError(f"extra templates for unknown scenarios: {sorted(unknown)}")
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class DelegationSpec:
+    """A background-tool request: ``make(rng)`` returns the rendered fields."""
+
+    domain: str
+    tool: str
+    make: Callable[[Rng], dict[str, object]]
+    weight: float = 1.0
+
+
+def choice_of(values: Sequence[object]) -> SlotSampler:
+    """Sampler that draws one element of ``values``."""
+    vals = tuple(values)
+
+    def sample(rng: Rng) -> object:
+        return vals[int(rng.integers(len(vals)))]
+
+    return sample
+
+
+def int_between(lo: int, hi: int, step: int = 1) -> SlotSampler:
+    """Sampler for an int in [lo, hi] on a ``step`` grid."""
+
+    def sample(rng: Rng) -> int:
+        return int(lo + step * int(rng.integers(0, (hi - lo) // step + 1)))
+
+    return sample
+
+
+def seed_slot(rng: Rng) -> int:
+    """A hidden per-dialogue seed so derived numbers vary between dialogues."""
+    return int(rng.integers(0, 2**31 - 1))
+
+
+def stable_rng(*parts: object) -> Rng:
+    """An RNG seeded deterministically by ``parts`` (ints / strings)."""
+    import zlib
+
+    ints = [p if isinstance(p, int) else zlib.crc32(str(p).encode()) for p in parts]
+    return np.random.default_rng(ints)
+
+
+__all__ = [
+    "Correction",
+    "DelegationSpec",
+    "Rng",
+    "Scenario",
+    "Slots",
+    "choice_of",
+    "expand",
+    "field",
+    "fill",
+    "int_between",
+    "money",
+    "new_seed",
+    "number_words",
+    "offer",
+    "pick",
+    "plural",
+    "render",
+    "render_rng",
+    "seed_slot",
+    "spoken_time",
+    "stable_rng",
+    "tidy",
+]

@@ -1,0 +1,481 @@
+"""Natural, varied dialogue content for the scenario planners.
+
+Everything here draws from a caller-supplied ``numpy.random.Generator`` (the
+trajectory's own RNG), never from global random state, so a trajectory is
+reproducible from its seed.
+
+Content lives in :mod:`generators.banks` as templates with ``[a|b]`` alternations
+and ``{slot}`` references (see :mod:`generators.banks.engine`); this module turns
+them into the frozen dataclasses the planners consume, and provides the variety
+metrics (:func:`distinct_n`, :func:`max_sentence_share`) used to check the banks.
+
+All assistant text is plain spoken English for TTS: no markdown, lists, emojis,
+symbols or abbreviations; numbers may be digits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+import numpy as np
+
+from .banks import chatter, delegations, ex_extra, ex_food, ex_home, ex_outdoors, ex_third, more_a, more_b, more_c, more_d, more_e
+from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy, with_extra
+
+__all__ = [
+    "DOMAINS",
+    "DelegationContent",
+    "Exchange",
+    "TimerContent",
+    "distinct_n",
+    "draw_background_speech",
+    "draw_backchannel",
+    "draw_delegation",
+    "draw_discard_ack",
+    "draw_exchange",
+    "draw_followup",
+    "draw_hesitation",
+    "draw_other_directed",
+    "draw_resume_phrase",
+    "draw_smalltalk",
+    "draw_stop_request",
+    "draw_timer",
+    "max_sentence_share",
+    "split_for_pause",
+    "split_sentences",
+]
+
+def _merge(*extras: dict[tuple[str, str], tuple[tuple[str, ...], ...]]) -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
+    out: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {}
+    for extra in extras:
+        for key, positions in extra.items():
+            if key in out:
+                positions = tuple(a + b for a, b in zip(out[key], positions, strict=True))
+            out[key] = positions
+    return out
+
+
+_SCENARIOS: tuple[Scenario, ...] = with_extra(
+    ex_outdoors.SCENARIOS + ex_food.SCENARIOS + ex_home.SCENARIOS + ex_extra.SCENARIOS + ex_third.SCENARIOS,
+    _merge(more_a.EXTRA, more_b.EXTRA, more_c.EXTRA, more_d.EXTRA, more_e.EXTRA),
+)
+
+_NUMBER_START = re.compile(
+    r"^(\d|half|a quarter|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b"
+)
+_APPROX = re.compile(
+    r"\b([Aa]bout|[Rr]oughly) (?=\d|\{(?P<slot>\w+)\}|(?:half|a quarter|a third|an hour|a week|a day|a minute|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|fifty|sixty)\b)"
+)
+# (pattern, alternation) pairs that are safe in every context they appear in
+_SYNONYMS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\busually\b"), "[usually|typically|generally|normally]"),
+    (re.compile(r"\bUsually\b"), "[Usually|Typically|Generally|Normally]"),
+    (re.compile(r"\bmake sure\b"), "[make sure|be sure]"),
+    (re.compile(r"\bMake sure\b"), "[Make sure|Be sure]"),
+    (re.compile(r"\bplenty of\b"), "[plenty of|lots of]"),
+    (re.compile(r"\bprobably\b"), "[probably|likely]"),
+    (re.compile(r"(?<!goes )(?<!works )\bgreat\b(?! with)"), "[great|brilliant]"),
+    (re.compile(r"\bGreat\b"), "[Great|Brilliant]"),
+    (re.compile(r"\blovely\b"), "[lovely|wonderful]"),
+    (re.compile(r"\bLovely\b"), "[Lovely|Wonderful]"),
+    (re.compile(r"\bkilometres an hour\b"), "[kilometres an hour|kilometres per hour]"),
+    (re.compile(r"\bquickly\b"), "[quickly|fast]"),
+)
+
+
+def _numeric_slots(sc: Scenario) -> frozenset[str]:
+    """Slots whose rendered value reads as a number or amount (sampled once, deterministically)."""
+    rng = np.random.default_rng(12345)
+    names: set[str] = set()
+    for _ in range(3):
+        view = sc.view(sc.draw_slots(rng))
+        names |= {k for k, v in view.items() if _NUMBER_START.match(str(v))}
+    return frozenset(names)
+
+
+def _enrich_template(template: str, numeric: frozenset[str]) -> str:
+    """Add synonym alternations that are safe everywhere, to widen the wording."""
+
+    def approx(m: re.Match[str]) -> str:
+        slot = m.group("slot")
+        if slot is not None and slot not in numeric:
+            return m.group(0)
+        word = m.group(1)
+        opts = ["about", "around", "roughly"]
+        if word[0].isupper():
+            opts = [o.capitalize() for o in opts]
+        return "[" + "|".join(opts) + "] "
+
+    out = _APPROX.sub(approx, template)
+    for pattern, repl in _SYNONYMS:
+        out = pattern.sub(repl, out)
+    return out
+
+
+def _enrich(sc: Scenario) -> Scenario:
+    numeric = _numeric_slots(sc)
+    answer = tuple(tuple(_enrich_template(t, numeric) for t in options) for options in sc.answer)
+    return replace(sc, answer=answer)
+
+
+_SCENARIOS = tuple(_enrich(sc) for sc in _SCENARIOS)
+
+DOMAINS: tuple[str, ...] = tuple(dict.fromkeys(sc.domain for sc in _SCENARIOS))
+
+_BY_DOMAIN: dict[str, tuple[Scenario, ...]] = {
+    d: tuple(sc for sc in _SCENARIOS if sc.domain == d) for d in DOMAINS
+}
+
+
+# =========================================================================== dataclasses
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One user request with a long assistant answer, plus a one-slot correction of it.
+
+    Each element of ``answer`` is one spoken unit: a sentence, occasionally led by a
+    short exclamation or question ("Fun dilemma, Rome or Paris? Here's Saturday!").
+    ``repaired_answer`` is ``(repair_ack,) + repaired_from``, so after an interruption
+    at element ``j`` a planner speaks ``repaired_answer[0]`` and then
+    ``repaired_from[j:]``.
+    """
+
+    domain: str
+    user_request: str
+    answer: tuple[str, ...]
+    correction: str
+    repaired_answer: tuple[str, ...]
+    repaired_from: tuple[str, ...]
+    repair_ack: str
+    # noun phrase naming what the answer is about ("your trip to Rome"), for
+    # draw_resume_phrase / draw_discard_ack
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class DelegationContent:
+    """A request served by a background tool, with its private request and result."""
+
+    domain: str
+    user_request: str
+    ack: str
+    tool: str
+    request: str
+    result: str
+    relay: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TimerContent:
+    """A short timer the assistant announces unprompted when it fires."""
+
+    user_request: str
+    ack: str
+    seconds: int
+    label: str
+    announce: str
+
+
+# =========================================================================== exchanges
+
+_GENERIC_USER_CORRECTIONS: tuple[str, ...] = (
+    "Actually, make that {new} instead.",
+    "Wait, sorry, I meant {new}.",
+    "Oh, not {old}, {new}.",
+    "Hang on, can you change that to {new}?",
+    "Sorry, I misspoke, it's {new}.",
+    "Actually, can we do {new} instead of {old}?",
+    "Um, actually, {new}, not {old}.",
+    "Oops, I meant {new}, sorry.",
+    "No wait, {new}.",
+    "Let me correct that, it should be {new}.",
+)
+
+_GENERIC_ACKS: tuple[str, ...] = (
+    "[Got it|Okay|Sure|Alright|Right], {new} [then|instead].",
+    "[Oh|Ah], {new}, not {old}. [No problem at all with {new}|Got it, {new} it is|Sure thing, {new}].",
+    "[Sure|Of course|No problem], switching [over|] to {new}.",
+    "[No problem|Okay|Sure], let me redo that with {new}.",
+    "[Noted|Understood|Okay], {new} [instead of {old}|it is|rather than {old}].",
+    "[Okay|Right|Sure], changing {old} to {new}.",
+    "[Ah, my mistake|Oh, sorry], {new} [it is|then].",
+    "[Right|Okay], so {new}, [not {old}|let me adjust].",
+)
+
+
+def _context(old: Slots, new: Slots, corr: Correction) -> dict[str, object]:
+    ctx: dict[str, object] = dict(new)
+    ctx.update({f"old_{k}": v for k, v in old.items()})
+    ctx["new"] = tidy(fill(corr.show, new), capitalize=False)
+    ctx["old"] = tidy(fill(corr.show, old), capitalize=False)
+    return ctx
+
+
+def _redraw(rng: np.random.Generator, sc: Scenario, base: Slots, corr: Correction) -> Slots | None:
+    old_show = render(corr.show, sc.view(base), 0)
+    for _ in range(40):
+        value = sc.slots[corr.slot](rng)
+        if value == base[corr.slot]:
+            continue
+        cand = dict(base)
+        cand[corr.slot] = value
+        if render(corr.show, sc.view(cand), 0) != old_show:
+            return cand
+    return None
+
+
+def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
+    for _attempt in range(20):
+        base = sc.draw_slots(rng)
+        corr: Correction = pick(rng, sc.corrections)
+        new_base = _redraw(rng, sc, base, corr)
+        if new_base is None:
+            continue
+        old, new = sc.view(base), sc.view(new_base)
+        olds: list[str] = []
+        news: list[str] = []
+        for options in sc.answer:
+            template = pick(rng, options)
+            seed = new_seed(rng)
+            olds.append(render(template, old, seed))
+            news.append(render(template, new, seed))
+        changed = [i for i in range(len(olds)) if olds[i] != news[i]]
+        if not changed:
+            continue
+        n_keep = min(len(olds), int(rng.integers(4, 7)))
+        rest = sorted(int(i) for i in rng.choice(np.arange(1, len(olds)), size=n_keep - 1, replace=False))
+        keep = [0] + rest
+        if not any(i in changed for i in keep):
+            forced = int(pick(rng, changed))
+            if forced != 0:
+                keep[1 + int(rng.integers(len(rest)))] = forced
+            keep = sorted(set(keep))
+        answer = tuple(olds[i] for i in keep)
+        repaired = tuple(news[i] for i in keep)
+        ctx = _context(old, new, corr)
+        request = render_rng(rng, sc.request, old)
+        correction = render_rng(rng, corr.user + _GENERIC_USER_CORRECTIONS, ctx)
+        ack = render_rng(rng, corr.ack + _GENERIC_ACKS, ctx)
+        topic = render_rng(rng, sc.topic, old, capitalize=False)
+        return Exchange(
+            domain=sc.domain,
+            user_request=request,
+            answer=answer,
+            correction=correction,
+            repaired_answer=(ack,) + repaired,
+            repaired_from=repaired,
+            repair_ack=ack,
+            topic=topic,
+        )
+    raise RuntimeError(f"could not draw a correctable exchange for {sc.domain}")
+
+
+def _scenario_for(rng: np.random.Generator, domain: str) -> Scenario:
+    options = _BY_DOMAIN[domain]
+    weights = np.array([sc.weight for sc in options], dtype=float)
+    return options[int(rng.choice(len(options), p=weights / weights.sum()))]
+
+
+def draw_exchange(rng: np.random.Generator, domain: str | None = None) -> Exchange:
+    """A request with a 4-6 sentence answer and a correction that changes one slot."""
+    if domain is None:
+        domain = pick(rng, DOMAINS)
+    if domain not in _BY_DOMAIN:
+        raise ValueError(f"unknown domain {domain!r}; known: {DOMAINS}")
+    return _exchange_from(rng, _scenario_for(rng, domain))
+
+
+def draw_followup(rng: np.random.Generator, exclude_domain: str) -> Exchange:
+    """A new, unrelated request (another domain) for park-and-follow."""
+    options = tuple(d for d in DOMAINS if d != exclude_domain)
+    return draw_exchange(rng, pick(rng, options))
+
+
+# =========================================================================== short phrases
+
+_DOMAIN_TOPIC = {
+    "weather": "the forecast",
+    "cooking": "the recipe",
+    "travel": "your trip",
+    "restaurants": "the restaurant booking",
+    "fitness": "your workout plan",
+    "shopping": "your shopping question",
+    "tech_help": "the fix for your device",
+    "music": "the music plan",
+    "finance": "your budget",
+    "home": "the home project",
+    "health": "the health tips",
+    "sports": "the sports plan",
+}
+
+
+def _topic_phrase(topic: str) -> str:
+    topic = topic.strip().rstrip(".!?")
+    if topic in _DOMAIN_TOPIC:
+        return _DOMAIN_TOPIC[topic]
+    return topic or "what we were talking about"
+
+
+def draw_resume_phrase(rng: np.random.Generator, topic: str) -> str:
+    """The assistant picks a parked answer back up: "Anyway, back to your trip to Rome."."""
+    return render_rng(rng, chatter.RESUME, {"topic": _topic_phrase(topic)})
+
+
+def draw_discard_ack(rng: np.random.Generator, topic: str) -> str:
+    """Short acknowledgement after the user says stop: "Sure, I'll leave the recipe there."."""
+    return render_rng(rng, chatter.DISCARD, {"topic": _topic_phrase(topic)})
+
+
+def draw_stop_request(rng: np.random.Generator) -> str:
+    """The user cuts in to stop the assistant."""
+    return render_rng(rng, chatter.STOP)
+
+
+def draw_backchannel(rng: np.random.Generator) -> str:
+    """A listener token that must not take the floor ("mm-hmm", "right")."""
+    return str(pick(rng, chatter.BACKCHANNELS))
+
+
+def draw_hesitation(rng: np.random.Generator) -> str:
+    """A filler inside a user turn ("um", "let me think")."""
+    return str(pick(rng, chatter.HESITATIONS))
+
+
+def draw_other_directed(rng: np.random.Generator) -> str:
+    """The user talking to someone else in the room."""
+    return render_rng(rng, chatter.OTHER_DIRECTED, chatter.other_slots(rng))
+
+
+def draw_background_speech(rng: np.random.Generator) -> str:
+    """Speech by someone in the background (TV, radio, passer-by)."""
+    return render_rng(rng, chatter.BACKGROUND, chatter.other_slots(rng))
+
+
+def draw_smalltalk(rng: np.random.Generator) -> tuple[str, str]:
+    """(user line, assistant reply) small talk while a task runs."""
+    item = pick(rng, chatter.SMALLTALK)
+    slots = chatter.smalltalk_slots(rng)
+    return render_rng(rng, item[0], slots), render_rng(rng, item[1], slots)
+
+
+# =========================================================================== pause splitting
+
+# words after which an utterance is audibly unfinished
+_DANGLING = frozenset(
+    """a an the my your our their his her its this that these those some any
+    in on at to for from with about of into onto by near around between like than
+    and or but so if because when while as whether
+    is are was be can could would should will do does did
+    me you we i it
+    what where which who how whats
+    make get find tell give help check set book plan""".split()
+)
+
+
+def split_for_pause(rng: np.random.Generator, text: str) -> tuple[str, str]:
+    """Split a user request into an audibly unfinished head and the rest.
+
+    The split is on a word boundary, both parts are non-empty, and
+    ``head + " " + tail`` equals the whitespace-normalised ``text``. The head ends
+    on a function word where possible ("Can you tell me the weather in" /
+    "Paris tomorrow?"), never on sentence-final punctuation.
+    """
+    words = text.split()
+    if len(words) < 2:
+        raise ValueError(f"cannot split a one-word utterance: {text!r}")
+    candidates: list[int] = []  # k: head = words[:k]
+    fallback: list[int] = []
+    for k in range(1, len(words)):
+        last = words[k - 1]
+        if last[-1] in ".!?,;:":
+            continue
+        fallback.append(k)
+        if k >= 2 and re.sub(r"[^a-z]", "", last.lower()) in _DANGLING:
+            candidates.append(k)
+    # prefer splits away from the very start so the head carries some content
+    good = [k for k in candidates if k >= 3] or candidates or [k for k in fallback if k >= 2] or fallback
+    if not good:
+        k = len(words) // 2
+    else:
+        k = int(pick(rng, good))
+    return " ".join(words[:k]), " ".join(words[k:])
+
+
+# =========================================================================== delegation and timers
+
+
+def draw_delegation(rng: np.random.Generator, domain: str | None = None) -> DelegationContent:
+    """A request served by a background tool; results are computed from the slots."""
+    specs = delegations.SPECS
+    if domain is not None:
+        specs = tuple(s for s in specs if s.domain == domain)
+        if not specs:
+            raise ValueError(f"no delegation content for domain {domain!r}")
+    else:
+        doms = tuple(dict.fromkeys(s.domain for s in specs))
+        d = pick(rng, doms)
+        specs = tuple(s for s in specs if s.domain == d)
+    weights = np.array([s.weight for s in specs], dtype=float)
+    spec = specs[int(rng.choice(len(specs), p=weights / weights.sum()))]
+    out = spec.make(rng)
+    return DelegationContent(
+        domain=spec.domain,
+        user_request=str(out["user_request"]),
+        ack=str(out["ack"]),
+        tool=spec.tool,
+        request=str(out["request"]),
+        result=str(out["result"]),
+        relay=tuple(out["relay"]),  # type: ignore[arg-type]
+    )
+
+
+def draw_timer(rng: np.random.Generator) -> TimerContent:
+    """A 6-20 second timer with a varied acknowledgement and announcement."""
+    fields = chatter.make_timer(rng)
+    return TimerContent(**fields)  # type: ignore[arg-type]
+
+
+# =========================================================================== metrics
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences at ``.``, ``!`` or ``?`` followed by a capital or digit."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    return [s for s in _SENT_SPLIT.split(text) if s]
+
+
+def _tokens(text: str) -> list[str]:
+    text = text.lower().replace("'", "").replace("\u2019", "")
+    return re.sub(r"[^\w\s]", " ", text).split()
+
+
+def distinct_n(texts: Iterable[str], n: int = 2) -> float:
+    """Unique word n-grams / total n-grams (lowercased, punctuation stripped), per text."""
+    seen: set[tuple[str, ...]] = set()
+    total = 0
+    for text in texts:
+        toks = _tokens(text)
+        for i in range(len(toks) - n + 1):
+            seen.add(tuple(toks[i : i + n]))
+            total += 1
+    return len(seen) / total if total else 0.0
+
+
+def max_sentence_share(sentences: Iterable[str]) -> tuple[float, str]:
+    """(share of the most frequent exact sentence, that sentence)."""
+    counts = Counter(sentences)
+    if not counts:
+        return 0.0, ""
+    sentence, count = counts.most_common(1)[0]
+    return count / sum(counts.values()), sentence
+
