@@ -1,0 +1,134 @@
+"""Export -> train 40 steps (loss halves), kill at 20 + `--resume auto` (bit-exact), eval-decisions."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jobs.cli import main as cli
+from model.train import TrainArgs, lr_at, train
+from model.config import load_run_spec
+from tests.trajectory_fixtures import export_fixture
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _losses(out: Path) -> dict[int, float]:
+    return {r["step"]: r["loss"] for r in map(json.loads, (out / "metrics.jsonl").read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    return export_fixture(tmp_path_factory.mktemp("t"), rows=8, val_fraction=0.25)
+
+
+@pytest.fixture(scope="module")
+def run40(data, tmp_path_factory) -> Path:
+    """The uninterrupted reference: 40 steps of the tiny config, checkpoints at 20 and 40."""
+    out = tmp_path_factory.mktemp("run40")
+    summary = train(TrainArgs(config="tiny", data=str(data), out=str(out), max_steps=40, save_every=20))
+    assert summary["step"] == 40
+    return out
+
+
+def test_loss_falls_below_half_in_40_steps(run40):
+    losses = _losses(run40)
+    assert sorted(losses) == list(range(1, 41))
+    start, end = losses[1], losses[40]
+    print(f"loss {start:.4f} -> {end:.4f} ({end / start:.1%})")
+    assert end < 0.5 * start
+
+
+def test_checkpoint_holds_weights_optimizer_config_and_cursor(run40):
+    ck = run40 / "checkpoints"
+    assert (ck / "latest").read_text().strip() == "step-00000040"
+    for step in (20, 40):
+        d = ck / f"step-{step:08d}"
+        assert (d / ".metadata").is_file() and list(d.glob("*.distcp"))
+        assert (d / "config.yaml").is_file() and (d / "protocol.json").is_file() and (d / "rng-rank00000.pt").is_file()
+        state = json.loads((d / "trainer_state.json").read_text())
+        assert state["step"] == step
+        cur = state["cursor"]
+        assert {"samples_consumed", "epoch", "epoch_seed", "shard", "row", "seed"} <= set(cur)
+        assert cur["samples_consumed"] == step * 4      # tiny: micro_batch 2 x grad_accum 2
+    assert not list(ck.glob("*.tmp"))
+
+
+def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, run40, tmp_path):
+    out = tmp_path / "run"
+    log = tmp_path / "train.log"
+    cmd = [sys.executable, "-m", "jobs.cli", "train", "--config", "tiny", "--data", str(data), "--out", str(out),
+           "--max-steps", "40", "--save-every", "20", "--hang-after-step", "20"]
+    with open(log, "w") as f:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 300
+        while "waiting to be killed" not in log.read_text():
+            assert proc.poll() is None, log.read_text()[-3000:]
+            assert time.time() < deadline, "first half did not reach step 20"
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert (out / "checkpoints" / "latest").read_text().strip() == "step-00000020"
+    first = _losses(out)
+    assert sorted(first) == list(range(1, 21))
+    summary = train(TrainArgs(config="tiny", data=str(data), out=str(out), resume="auto", max_steps=40, save_every=20))
+    assert summary["step"] == 40
+    ref, got = _losses(run40), _losses(out)
+    assert sorted(got) == list(range(1, 41))
+    diff = max(abs(ref[s] - got[s]) for s in ref)
+    print(f"resume max |loss diff| over 40 steps: {diff:.3g}")
+    assert diff <= 1e-5
+
+
+def test_resume_auto_without_checkpoint_starts_fresh_and_past_max_is_a_noop(data, run40, tmp_path):
+    s = train(TrainArgs(config="tiny", data=str(data), out=str(run40), resume="auto", max_steps=40))
+    assert s["step"] == 40 and s["checkpoint"].endswith("step-00000040")
+    with pytest.raises(Exception, match="not a complete checkpoint"):
+        train(TrainArgs(config="tiny", data=str(data), out=str(tmp_path), resume=str(tmp_path / "nope"), max_steps=1))
+
+
+def test_eval_decisions_reports_per_family(data, run40, tmp_path, capsys):
+    report = tmp_path / "eval.json"
+    assert cli(["eval-decisions", str(run40 / "checkpoints" / "step-00000040"), "--data", str(data / "val"),
+                "--out", str(report)]) == 0
+    rep = json.loads(report.read_text())
+    assert rep["step"] == 40
+    assert set(rep["families"]) == {"turn_taking", "backchannel", "interruption_discard", "delegation"}
+    for fam in list(rep["families"].values()) + [rep["all"]]:
+        for k in ("decision_accuracy", "speak_f1", "listen_f1", "turn_eos_accuracy", "turn_eos_f1"):
+            assert 0.0 <= fam[k] <= 1.0
+    assert rep["all"]["units"] == sum(f["units"] for f in rep["families"].values()) > 0
+    import pyarrow.parquet as pq
+
+    from model.protocol import TURN_EOS, ProtocolVocab
+
+    eos_id = ProtocolVocab.load(data / "tokenizer" / "protocol.json")[TURN_EOS]
+    val_ids = [i for p in (data / "val").glob("*.parquet") for row in pq.read_table(p).column("input_ids").to_pylist()
+               for i in row]
+    assert rep["all"]["turn_eos_true"] == val_ids.count(eos_id) > 0
+    # a run folder works too (its latest checkpoint is used)
+    assert cli(["eval-decisions", str(run40), "--data", str(data / "val")]) == 0
+
+
+def test_lr_schedule_warmup_then_cosine():
+    spec = load_run_spec("tiny")
+    t = spec.train
+    assert lr_at(1, spec) == pytest.approx(t.lr / t.warmup_steps)
+    assert lr_at(t.warmup_steps, spec) == pytest.approx(t.lr)
+    assert lr_at(t.max_steps, spec) == pytest.approx(t.lr * t.min_lr_ratio)
+    mids = [lr_at(s, spec) for s in range(t.warmup_steps, t.max_steps + 1)]
+    assert all(a >= b for a, b in zip(mids, mids[1:]))
+
+
+def test_cli_rejects_missing_data(tmp_path, capsys):
+    assert cli(["train", "--config", "tiny", "--data", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
+    assert "holds no training split" in capsys.readouterr().err
