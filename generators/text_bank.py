@@ -22,7 +22,9 @@ from typing import Iterable
 
 import numpy as np
 
-from .banks import chatter, delegations, ex_extra, ex_food, ex_home, ex_outdoors, ex_third, more_a, more_b, more_c, more_d, more_e
+from .banks import chatter, delegations
+from .banks import ex_extra, ex_food, ex_home, ex_outdoors, ex_third
+from .banks import more_a, more_b, more_c, more_d, more_e, more_f
 from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy, with_extra
 
 __all__ = [
@@ -48,8 +50,14 @@ __all__ = [
     "split_sentences",
 ]
 
-def _merge(*extras: dict[tuple[str, str], tuple[tuple[str, ...], ...]]) -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
-    out: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {}
+# =========================================================================== scenario loading
+
+_Extra = dict[tuple[str, str], tuple[tuple[str, ...], ...]]
+
+
+def _merge(*extras: _Extra) -> _Extra:
+    """Combine extra-paraphrase tables that may extend the same scenario."""
+    out: _Extra = {}
     for extra in extras:
         for key, positions in extra.items():
             if key in out:
@@ -57,11 +65,6 @@ def _merge(*extras: dict[tuple[str, str], tuple[tuple[str, ...], ...]]) -> dict[
             out[key] = positions
     return out
 
-
-_SCENARIOS: tuple[Scenario, ...] = with_extra(
-    ex_outdoors.SCENARIOS + ex_food.SCENARIOS + ex_home.SCENARIOS + ex_extra.SCENARIOS + ex_third.SCENARIOS,
-    _merge(more_a.EXTRA, more_b.EXTRA, more_c.EXTRA, more_d.EXTRA, more_e.EXTRA),
-)
 
 _NUMBER_START = re.compile(
     r"^(\d|half|a quarter|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -123,7 +126,13 @@ def _enrich(sc: Scenario) -> Scenario:
     return replace(sc, answer=answer)
 
 
-_SCENARIOS = tuple(_enrich(sc) for sc in _SCENARIOS)
+_SCENARIOS: tuple[Scenario, ...] = tuple(
+    _enrich(sc)
+    for sc in with_extra(
+        ex_outdoors.SCENARIOS + ex_food.SCENARIOS + ex_home.SCENARIOS + ex_extra.SCENARIOS + ex_third.SCENARIOS,
+        _merge(more_a.EXTRA, more_b.EXTRA, more_c.EXTRA, more_d.EXTRA, more_e.EXTRA, more_f.EXTRA),
+    )
+)
 
 DOMAINS: tuple[str, ...] = tuple(dict.fromkeys(sc.domain for sc in _SCENARIOS))
 
@@ -259,9 +268,11 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
         answer = tuple(olds[i] for i in keep)
         repaired = tuple(news[i] for i in keep)
         ctx = _context(old, new, corr)
-        request = render_rng(rng, sc.request, old)
-        correction = render_rng(rng, corr.user + _GENERIC_USER_CORRECTIONS, ctx)
-        ack = render_rng(rng, corr.ack + _GENERIC_ACKS, ctx)
+        # prefer a request that mentions the slot being corrected
+        mentions = tuple(t for t in sc.request if render(t, old, 0) != render(t, new, 0))
+        request = render_rng(rng, mentions or sc.request, old)
+        correction = render_rng(rng, corr.user + (_GENERIC_USER_CORRECTIONS if corr.generic else ()), ctx)
+        ack = render_rng(rng, corr.ack + (_GENERIC_ACKS if corr.generic else ()), ctx)
         topic = render_rng(rng, sc.topic, old, capitalize=False)
         return Exchange(
             domain=sc.domain,

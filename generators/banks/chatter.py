@@ -10,7 +10,7 @@ from .values import CITY_NAMES, COLORS, FIRST_NAMES, MONTHS, RELATIVES, ROOMS, W
 
 RESUME: tuple[str, ...] = (
     "[Anyway|Okay|Alright], back to {topic}.",
-    "So, where was I with {topic}? [Right|Ah yes], [here's the rest of {topic}|let me carry on with {topic}].",
+    "So, where was I with {topic}? [Right|Ah yes|Oh yes], [here's the rest|let me carry on|I remember now].",
     "[Okay|Now|Alright], getting back to {topic}.",
     "[Now|Okay], back to {topic}, where we left off.",
     "Let's pick up {topic} [again|where we left it|from where I stopped].",
@@ -20,7 +20,7 @@ RESUME: tuple[str, ...] = (
     "[Now|Okay], about {topic}, [here's the rest|let me finish that|there's a bit more].",
     "[Back to|And back to] {topic}[, then|, as promised|].",
     "[Alright|Okay], let me finish {topic} [for you|now|quickly].",
-    "[Where were we|So], {topic}[, yes|, right]. [Let's carry on with {topic}|Carrying on with {topic}].",
+    "[Where were we|So], {topic}[, yes|, right], [let's carry on|carrying on from where I stopped].",
     "[Anyway|Right], [to get back to|returning to] {topic}[, here's the rest|].",
     "Now that's sorted, back to {topic}.",
 )
@@ -77,7 +77,7 @@ HESITATIONS: tuple[str, ...] = (
 
 # --------------------------------------------------------------------------- other people
 
-PETS = ("the dog", "the cat", "Biscuit", "Max", "Luna", "the puppy", "Milo", "Pepper")
+PETS = ("Biscuit", "Max", "Luna", "Rex", "Milo", "Pepper", "Bella", "Toby", "Daisy", "Charlie")
 CHORES = (
     "turn the oven off", "grab the door", "take the bins out", "feed the cat", "check on the pasta",
     "close the window", "get the kids' shoes", "turn the music down", "pass me the charger",
@@ -148,7 +148,7 @@ BACKGROUND: tuple[str, ...] = (
 
 # --------------------------------------------------------------------------- small talk
 
-SHOWS = ("a detective series", "a baking competition", "a documentary about whales", "an old sitcom", "a space drama", "a cooking show", "a nature series", "a courtroom drama")
+SHOWS = ("detective series", "baking competition", "documentary about whales", "old sitcom", "space drama", "cooking show", "nature series", "courtroom drama", "history podcast", "reality show about islands")
 FOODS = ("lasagne", "a Thai curry", "tacos", "homemade pizza", "a big salad", "ramen", "pancakes", "a roast", "dumplings", "fish and chips")
 HOBBIES = ("knitting", "pottery", "rock climbing", "the piano", "painting", "chess", "running", "baking bread", "gardening", "photography", "salsa dancing")
 FEELINGS = ("tired", "a bit stressed", "really happy", "bored", "excited", "sleepy", "hungry", "in a great mood")
@@ -197,19 +197,19 @@ SMALLTALK: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
         ),
     ),
     (
-        ("I've been watching {show} lately.", "Have you heard of {show}? I'm hooked."),
+        ("I've been watching a {show} lately.", "I'm totally hooked on a {show} at the moment."),
         (
-            "[Oh|Ooh], {show} sounds [like a great way to unwind|fun|gripping].",
-            "[Nice|Fun], how many episodes of {show} [have you got through|have you watched so far]?",
-            "[I love that you're into|Sounds like you're enjoying] {show}[, any favourite moments so far|].",
+            "[Oh|Ooh], a {show} sounds [like a great way to unwind|fun|gripping].",
+            "[Nice|Fun], how many episodes of the {show} [have you got through|have you watched so far]?",
+            "[I love that you're into|Sounds like you're enjoying] the {show}[, any favourite moments so far|].",
         ),
     ),
     (
         ("I'm thinking of making {food} tonight.", "We're having {food} for dinner."),
         (
-            "[Mm|Ooh|Yum], {food} [sounds delicious|is a great choice|sounds perfect for tonight].",
-            "[Nice|Lovely], {food} [always hits the spot|is hard to beat] [on a {day}|in {month}|after a long day].",
-            "{food} tonight? [That sounds like a good evening|Now I'm jealous, in a way].",
+            "[Mm|Ooh|Yum], {food} tonight, [delicious|what a treat|lovely choice].",
+            "[Nice|Lovely], you can't go wrong with {food} [on a {day}|in {month}|after a long day].",
+            "[Making {food} tonight sounds|{food} for dinner sounds] like a [good|lovely|cosy] evening.",
         ),
     ),
     (
@@ -300,7 +300,7 @@ TIMER_LABELS: tuple[tuple[str, str], ...] = (
 )
 
 TIMER_REQUESTS: tuple[str, ...] = (
-    "Set a timer for {seconds} seconds, please.",
+    "Set a timer for {seconds} seconds for the {label}, please.",
     "Can you time {seconds} seconds for my {label}?",
     "Start a {seconds} second timer for the {label}.",
     "Give me a {seconds} second {label} timer.",
@@ -337,7 +337,7 @@ TIMER_ANNOUNCES: tuple[str, ...] = (
     "[Hey|Heads up], your {seconds_w} second {label} timer just finished.",
     "The {label} timer has gone off[, you can {action} now|].",
     "[Ding|Okay], {seconds} seconds are up for your {label}.",
-    "[That's|Those are] your {seconds_w} seconds, the {label} [is ready|is done|can come off now].",
+    "[That's|Those are] your {seconds_w} seconds for the {label}[, time to {action}|].",
     "[Just so you know|Excuse me], the {label} timer is [up|finished].",
     "{label} time is over[, that was {seconds_w} seconds|].",
     "Your {seconds} seconds for the {label} are [up|over].",

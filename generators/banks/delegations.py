@@ -83,7 +83,7 @@ def _weather(rng: Rng) -> dict[str, object]:
         ack=(
             "[Sure|Okay|On it], I'm checking {city_s} weather for {day} now.",
             "[Sure|One moment], [pulling up|getting] the {city} forecast for {day}.",
-            "[Let me look that up|Checking], the weather in {city} {day_on}[, one sec|].",
+            "[Let me look up|I'm checking] the weather in {city} {day_on}[, one sec|].",
             "[Okay|Alright], [I'll grab|fetching] {day}'s forecast for {city}.",
         ),
         request="Get the weather forecast for {city} {day_on}: temperature range in Celsius, conditions, chance of rain and wind speed.",
@@ -100,7 +100,7 @@ def _weather(rng: Rng) -> dict[str, object]:
             ),
             (
                 "[Wind|The wind] will be around {wind} kilometres an hour[, so {wind_desc}|].",
-                "[Expect|It'll be] {wind_desc}, around {wind} kilometres an hour.",
+                "It'll be {wind_desc}, [around|with winds of about] {wind} kilometres an hour.",
             ),
         ),
     )
@@ -233,7 +233,7 @@ def _multiply(rng: Rng) -> dict[str, object]:
         rng, slots,
         user=("What's {a} times {b}?", "Can you multiply {a} by {b}?", "Quick one, {a} times {b}?"),
         ack=(
-            "[Sure|Okay], [multiplying|working out] {a} by {b}.",
+            "[Sure|Okay], [multiplying {a} by {b}|working out {a} times {b}].",
             "[One sec|Let me calculate], {a} times {b}.",
         ),
         request="Multiply {a} by {b}. Give the exact result.",
@@ -589,7 +589,7 @@ def _score(rng: Rng) -> dict[str, object]:
     elif sa > sb:
         outcome = ("{a} beat {b} {sa} to {sb} on {day}.", "{a} won {sa} {sb} against {b} on {day}.")
     else:
-        outcome = ("{a} lost {sa} to {sb} to {b} on {day}.", "{b} beat {a} {sb} to {sa} on {day}.")
+        outcome = ("{a} lost to {b} on {day}, {sa} to {sb}.", "{b} beat {a} {sb} to {sa} on {day}.")
     return _out(
         rng, slots,
         user=("How did {a} do against {b}?", "What was the score in the {a} game?", "Did {a} win on {day}?"),
@@ -605,7 +605,7 @@ def _score(rng: Rng) -> dict[str, object]:
 
 def _flight(rng: Rng) -> dict[str, object]:
     code = str(pick(rng, ("BA", "LH", "AF", "KL", "IB", "AZ", "SK", "AC", "UA", "QF"))) + str(int(rng.integers(100, 2999)))
-    spoken_code = " ".join(code[:2]) + " " + code[2:]
+    spoken_code = code[:2] + " " + code[2:]
     city = str(pick(rng, CITY_NAMES))
     h, m = int(rng.integers(6, 22)), int(pick(rng, (0, 10, 25, 35, 40, 55)))
     delay = int(pick(rng, (0, 0, 0, 15, 25, 40, 70)))

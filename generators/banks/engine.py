@@ -13,7 +13,7 @@ differs only where the slots differ (this is what repairs rely on).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -220,6 +220,7 @@ class Correction:
     show: str
     user: tuple[str, ...] = ()
     ack: tuple[str, ...] = ()
+    generic: bool = True  # also draw from the shared generic correction / ack phrases
 
 
 @dataclass(frozen=True)
@@ -319,7 +320,6 @@ __all__ = [
     "Slots",
     "choice_of",
     "expand",
-    "field",
     "fill",
     "int_between",
     "money",

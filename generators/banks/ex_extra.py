@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from .engine import Correction, Scenario, Slots, choice_of, int_between, money, number_words, offer, seed_slot, spoken_time
 from .ex_outdoors import degrees, weather_view
-from .values import CITY_BY_NAME, CITY_NAMES, DAYS, FIRST_NAMES, ROOMS
+from .values import CITY_BY_NAME, CITY_NAMES, DAYS, FIRST_NAMES
 
 # =========================================================================== weather: compare two cities
 
@@ -27,7 +27,7 @@ def _compare_view(s: Slots) -> Slots:
     drier_s = f"{drier} is the drier bet" if drier else "they're level on rain"
     return {
         "day": a["day"], "day_on": a["day_on"],
-        "cond_a": a["cond"], "cond_b": b["cond"], "high_a": ha, "high_b": hb,
+        "cond_a": a["cond"], "cond_b": b["cond"], "high_a": degrees(ha), "high_b": degrees(hb),
         "low_a": a["low"], "low_b": b["low"], "rain_a": ra, "rain_b": rb,
         "wind_a": a["wind"], "wind_b": b["wind"], "warmer": warmer, "drier_s": drier_s,
         "gear_a": a["gear"], "gear_b": b["gear"],
@@ -627,7 +627,7 @@ SHOPPING_RENT = Scenario(
             "[Buying|A new] {item_s} [runs|is roughly] {buy} dollars[ for a decent one|].",
         ),
         (
-            "Renting is about {rent} dollars a day, so {uses_w} rentals of {days_s} [cost|comes to] {rent_total} a year.",
+            "Renting is about {rent} dollars a day, so renting for {days_s}, {uses_s} a year, [costs|comes to] {rent_total}.",
             "[At|With rental at] {rent} dollars a day, {days_s} {uses_w} times a year [adds up to|is] {rent_total}.",
         ),
         (
@@ -782,7 +782,7 @@ MUSIC_ALBUMS = Scenario(
             "{al2} [is the natural next step|comes next|is another must].",
         ),
         (
-            "[And|For a third|Once you're hooked, try] {al3}.",
+            "[And then|For a third,|Once you're hooked, try] {al3}.",
             "[Round it off with|Then finish with] {al3}[, which shows another side of {style}|].",
         ),
         (
@@ -868,15 +868,25 @@ FINANCE_GROWTH = Scenario(
 
 # =========================================================================== home: cleaning before guests
 
-CLEAN_TASKS = {
-    "kitchen": "wipe the counters and clear the sink",
-    "living room": "tidy the surfaces, plump the cushions and vacuum",
-    "bathroom": "wipe the sink and toilet and put out a fresh towel",
-    "hallway": "clear the shoes and give the floor a quick sweep",
-    "dining room": "clear the table and set out placemats",
-    "guest room": "make the bed with fresh sheets and open the window",
-    "home office": "stack the papers into one neat pile and shut the door",
-    "bedroom": "make the bed and put away the clothes on the chair",
+CLEAN_TASKS: dict[str, tuple[str, str, str]] = {
+    "kitchen": ("wipe the counters and clear the sink", "load the dishwasher and wipe the hob",
+                "clear the worktops and take the bins out"),
+    "living room": ("tidy the surfaces, plump the cushions and vacuum", "fold the throws, clear the coffee table and dust the shelves",
+                    "gather stray cups and give the rug a quick vacuum"),
+    "bathroom": ("wipe the sink and toilet and put out a fresh towel", "shine the mirror, wipe the taps and empty the bin",
+                 "squirt cleaner in the toilet, wipe the basin and swap the hand towel"),
+    "hallway": ("clear the shoes and give the floor a quick sweep", "hang up the coats and shake out the doormat",
+                "clear the post off the side and sweep the floor"),
+    "dining room": ("clear the table and set out placemats", "wipe the table and straighten the chairs",
+                    "clear the clutter off the table and put out glasses"),
+    "guest room": ("make the bed with fresh sheets and open the window", "clear the bed of boxes and put out a towel",
+                   "dust the bedside table and air the room"),
+    "home office": ("stack the papers into one neat pile and shut the door", "clear the desk and hide the cables",
+                    "put the laptop away and wipe the desk"),
+    "bedroom": ("make the bed and put away the clothes on the chair", "straighten the duvet and clear the bedside tables",
+                "open the curtains, make the bed and pick up the floor"),
+    "laundry room": ("put a load on and fold the dry clothes", "clear the top of the machine and sweep", "move the clothes horse out of sight"),
+    "kids' room": ("throw the toys into their boxes", "make the bed and clear a path across the floor", "put the books back on the shelf"),
 }
 
 
@@ -890,7 +900,7 @@ def _clean_view(s: Slots) -> Slots:
     out: Slots = {"minutes_w": number_words(minutes), "arrive_t": spoken_time(guests_h, guests_m, int(s["tstyle"]))}  # type: ignore[arg-type]
     for i, room in enumerate(rooms):
         out[f"r{i}"] = room
-        out[f"t{i}"] = CLEAN_TASKS[room]
+        out[f"t{i}"] = CLEAN_TASKS[room][(int(s["variant"]) + i) % 3]  # type: ignore[arg-type]
         out[f"m{i}"] = mins[i]
     return out
 
@@ -903,7 +913,8 @@ def _rooms(rng) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
 
 HOME_CLEAN = Scenario(
     domain="home",
-    slots={"minutes": int_between(20, 90, 5), "rooms": _rooms, "arrive": choice_of(((12, 0), (13, 0), (18, 0), (18, 30), (19, 0), (19, 30))), "guest": choice_of(FIRST_NAMES), "tstyle": int_between(0, 4)},
+    slots={"minutes": int_between(20, 90, 5), "rooms": _rooms, "arrive": choice_of(((12, 0), (13, 0), (18, 0), (18, 30), (19, 0), (19, 30))), "guest": choice_of(FIRST_NAMES), "tstyle": int_between(0, 4),
+           "variant": int_between(0, 2)},
     derive=_clean_view,
     request=(
         "Guests are coming at {arrive_t} and I have {minutes} minutes to clean. Help!",

@@ -237,7 +237,7 @@ SETUPS: tuple[Setup, ...] = (
           ("open your router's app or settings page from your {device}",
            "turn on the guest network and give it a simple name and password",
            "set it to keep guests separate from your main network"), 10),
-    Setup("find my device", "you can locate the {device} if you lose it",
+    Setup("device location tracking", "you can locate the {device} if you lose it",
           ("open the security or account settings on the {device}",
            "switch on the find my device option and allow location access",
            "test it once from another device so you know how it works"), 5),

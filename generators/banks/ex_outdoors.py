@@ -595,7 +595,7 @@ SPORTS_PARTY = Scenario(
         ),
         (
             "[Kickoff|The game starts] at {kickoff_t}, so [ask people to arrive|tell everyone to come] around {arrive_t}.",
-            "[With|Since] the game [starting|kicking off] at {kickoff_t}, [have guests arrive|I'd open the door] by {arrive_t} [so nobody misses the start|to settle in].",
+            "[With the game starting|With kickoff] at {kickoff_t}, [have guests arrive|I'd open the door] by {arrive_t} [so nobody misses the start|to settle in].",
         ),
         (
             "[For food|On the food side], [I'd serve|you can't go wrong with] {snack}, and [plan on|figure] about {pizzas} pizzas for {guests} people.",

@@ -169,8 +169,11 @@ TRAVEL_JETLAG = Scenario(
         Correction(
             "route",
             "{home} to {city}",
-            user=("Sorry, it's actually {home} to {city}.", "Wait, plans changed, I'm flying {home} to {city}."),
-            ack=("[Ah|Okay], {home} to {city}[ then|, got it].",),
+            user=("Sorry, it's actually {home} to {city}.", "Wait, plans changed, I'm flying {home} to {city}.",
+                  "Oh, I got that wrong, I'm going from {home} to {city}."),
+            ack=("[Ah|Okay|Got it], {home} to {city}[ then|, got it|].", "[Right|Sure], flying from {home} to {city} instead.",
+                 "[No problem|Okay], {city} from {home}, let me redo that."),
+            generic=False,
         ),
     ),
     topic=("your jet lag plan", "the flight to {city}", "adjusting to {city} time"),
@@ -321,7 +324,7 @@ FITNESS_PACE = Scenario(
             "[Easy runs|Your everyday runs] [can be|should be] [about|around] {easy_pace} a kilometre[, slower than race pace|].",
         ),
         (
-            *offer("[set|program] a {pace} pace alert for your next run", ""),
+            *offer("[set|program] a pace alert for {pace} per kilometre on your next run", ""),
             "[Try|Practise] a few kilometres at {pace} [in training|this week] to [see how it feels|get a feel for it].",
         ),
     ),
@@ -378,6 +381,7 @@ def _timing_view(s: Slots) -> Slots:
         "time": t.time, "method": t.method, "check": t.check, "tip": t.tip,
         "take": "take" if t.plural else "takes", "they": "they" if t.plural else "it",
         "theyre": "they're" if t.plural else "it's", "need": "need" if t.plural else "needs",
+        "do_they": "do they" if t.plural else "does it",
     }
 
 
@@ -388,7 +392,7 @@ COOKING_TIMING = Scenario(
     request=(
         "How long do I cook {item}?",
         "Quick question, what's the cooking time for {item}?",
-        "I'm doing {item} for {n} people. How long do {they} {take}?",
+        "I'm doing {item} for {n} people. How long {do_they} take?",
         "{guest} is coming for dinner and I always mess up {item}. How long should {they} cook?",
     ),
     answer=(
@@ -446,11 +450,11 @@ OCCASIONS: tuple[Occasion, ...] = (
     Occasion("anniversary dinner", "somewhere intimate with low lighting and a tasting menu", "a week or two ahead", "whether they can do a quiet corner table", "anywhere with loud music or big shared tables", 2, 6),
     Occasion("first date", "a relaxed wine bar or small plates place", "a couple of days ahead", "if they have seats at the bar, which feel less formal", "anywhere too fancy or too expensive", 2, 2),
     Occasion("business lunch", "a calm bistro with quick service", "a few days ahead", "for a table where you can talk easily", "places with long waits between courses", 2, 8),
-    Occasion("kids' birthday", "a family friendly pizza or burger place", "at least a week ahead", "whether you can bring your own cake", "anywhere with only tall tables or glass everywhere"),
-    Occasion("farewell dinner", "a lively restaurant with a private room", "two weeks ahead", "about a set menu for the group", "places that can't split the bill"),
-    Occasion("graduation meal", "a celebratory place with a good view", "three or four weeks ahead, since it's a busy season", "whether they do a glass of bubbly on arrival", "anywhere that only takes walk ins"),
-    Occasion("family reunion", "a big friendly trattoria with long tables", "two or three weeks ahead", "about high chairs and step free access", "tiny places with steep stairs"),
-    Occasion("team celebration", "a fun sharing restaurant like Korean barbecue or tapas", "a week or so ahead", "for a deposit and a fixed price per head", "places without a group menu"),
+    Occasion("kids' birthday", "a family friendly pizza or burger place", "at least a week ahead", "whether you can bring your own cake", "anywhere with only tall tables or glass everywhere", 5, 20),
+    Occasion("farewell dinner", "a lively restaurant with a private room", "two weeks ahead", "about a set menu for the group", "places that can't split the bill", 4, 20),
+    Occasion("graduation meal", "a celebratory place with a good view", "three or four weeks ahead, since it's a busy season", "whether they do a glass of bubbly on arrival", "anywhere that only takes walk ins", 3, 16),
+    Occasion("family reunion", "a big friendly trattoria with long tables", "two or three weeks ahead", "about high chairs and step free access", "tiny places with steep stairs", 6, 20),
+    Occasion("team celebration", "a fun sharing restaurant like Korean barbecue or tapas", "a week or so ahead", "for a deposit and a fixed price per head", "places without a group menu", 4, 20),
     Occasion("proposal dinner", "a romantic spot with a terrace or a view", "as early as possible", "if the staff can help with the timing of the moment", "loud or crowded rooms", 2, 4),
     Occasion("birthday brunch", "a bright cafe with a great brunch menu", "about a week ahead", "whether they take bookings at the weekend", "places that stop serving brunch at noon"),
 )

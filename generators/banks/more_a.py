@@ -247,7 +247,7 @@ EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ),
     ("cooking", "the {missing} swap"): (
         (
-            "[Ah, the classic missing ingredient|Happens to everyone]! [No {missing}|Out of {missing}]? [That's totally fixable|Not a problem] for {bake}.",
+            "[Ah, the classic missing ingredient|Happens to everyone], [but no {missing}|but being out of {missing}] [is totally fixable|is not a problem] for {bake}.",
         ),
         (
             "[Swap in|Reach for|Use] {sub}[ instead|].",

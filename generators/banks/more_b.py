@@ -211,7 +211,7 @@ EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
             "[Let's build a|Coming right up, a] {activity} playlist [full of|built on] {genre}.",
         ),
         (
-            "[Music for a {activity}|A {activity} soundtrack] [should be|works best] {feel}.",
+            "[Music for a {activity}|A {activity} soundtrack] [should be|works best when it's] {feel}.",
         ),
         (
             "{songs} [songs|tracks] [gives you|fills] {length}[, which suits a {activity}|].",

@@ -3,7 +3,6 @@ number-heavy scenarios whose wording repeats most."""
 
 from __future__ import annotations
 
-from .engine import offer
 
 EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("weather", "{city} versus {city2}"): (

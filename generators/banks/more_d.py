@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .engine import offer
 
 EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("weather", "what to wear {day_on}"): (
@@ -110,7 +109,7 @@ EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("home", "the {appliance_s} running costs"): (
         ("[Running cost check|Energy maths]: a {watts} watt {appliance_s}, on for {hours_s} a day.",
          "[A {appliance_s} at {watts} watts|Your {watts} watt {appliance_s}] [isn't free to run|adds up], [let's see|here's how much]."),
-        ("[Energy used|That's] {kwh} kilowatt hours [a day|daily].",),
+        ("[The energy used is|That's] {kwh} kilowatt hours [a day|daily].",),
         ("[Per day|Each day], that's [about|roughly] {day} at {price_s} per unit.",),
         ("[Per month|Monthly]: {month}.",),
         ("[Per year|Yearly]: {year}[, which is worth knowing|].",),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from .engine import offer
 
 EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ("weather", "your {activity} in {city}"): (
@@ -122,7 +121,7 @@ EXTRA: dict[tuple[str, str], tuple[tuple[str, ...], ...]] = {
     ),
     ("music", "the {genre} playlist"): (
         ("[{genre} for your {activity}|A {genre} {activity} playlist]? [Fun|Nice], [{fit}|it's {fit}].",),
-        ("[For a {activity}|The vibe], [keep it|go] {feel}.",),
+        ("[For a {activity}|For the right vibe], [keep it|make it] {feel}.",),
         ("[About|Roughly] {songs} [tracks|songs] [fills|covers] {length}.",),
         ("[Tempo|BPM] [around|near] {bpm}[ suits a {activity}|].",),
         ("[Order matters|Sequencing tip]: [start|open] {mood}, [then build|build up later].",),
