@@ -27,7 +27,7 @@ RESUME: tuple[str, ...] = (
 
 DISCARD: tuple[str, ...] = (
     "[Sure|Okay|No problem], I'll leave {topic} there.",
-    "[Alright|Okay|Sure thing], stopping {topic} [here|there|now].",
+    "[Alright|Okay|Sure thing], let's stop there on {topic}.",
     "[No problem|Of course], we can drop {topic} [for now|for the moment].",
     "[Okay|Got it], I'll set {topic} aside[ for now|].",
     "[Sure|Alright], I'll stop there with {topic}.",

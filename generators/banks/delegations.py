@@ -497,7 +497,7 @@ def _agenda(rng: Rng) -> dict[str, object]:
 STORES = ("Northside Electronics", "Maple Street Hardware", "City Outdoor Supply", "Brightway Home", "Parkside Sports",
           "The Corner Shop", "Riverside Mall", "Value Depot")
 BANDS = ("The Paper Lanterns", "Velvet Harbour", "Midnight Orchard", "The Copper Foxes", "Salt and Ember",
-         "Northern Lights Quartet", "The Slow Tides", "Glass Animals Tribute Band", "Juniper Road", "The Night Owls")
+         "Northern Lights Quartet", "The Slow Tides", "Copper Sky", "Juniper Road", "The Night Owls")
 VENUES = ("the Riverside Theatre", "the Old Mill", "the Jazz Cellar", "the Town Hall", "the Arena", "the Park Bandstand")
 
 

@@ -597,7 +597,7 @@ SHOPPING_UNIT = Scenario(
         ),
         Correction("pack", "{item}", user=("Oh, I meant the {item}, not the {old_item}.",)),
     ),
-    topic=("the {item} comparison", "the unit prices", "which {item} is cheaper"),
+    topic=("the {item} comparison", "the unit prices", "the {item} price check"),
 )
 
 # =========================================================================== tech help: transfer time
