@@ -80,6 +80,7 @@ class TrainConfig(_Strict):
     loader_workers: int = Field(2, ge=0)
     shuffle_shard_group: int = Field(4, ge=1)             # shards shuffled together per block
     deterministic: bool = True
+    cpu_threads: int | None = Field(None, ge=1)           # torch intra-op threads on CPU (None: torch default)
 
 
 class RunSpec(_Strict):

@@ -80,6 +80,8 @@ def load_model(ckpt: Path) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
 
     spec = parse_run_spec(yaml.safe_load((ckpt / "config.yaml").read_text()), str(ckpt / "config.yaml"))
     vocab = ProtocolVocab.load(ckpt / "protocol.json")
+    if spec.train.cpu_threads and not torch.cuda.is_available():
+        torch.set_num_threads(spec.train.cpu_threads)
     model = DuplexModel(spec.model, vocab)
     state = load_checkpoint(ckpt, model, None, Env())
     model.eval()

@@ -181,6 +181,16 @@ def _atomic_text(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
+@contextlib.contextmanager
+def _quiet_single_process():
+    """DCP warns on every single-process save/load even when asked for exactly that (no_dist=True)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="torch.distributed is disabled, unavailable or uninitialized")
+        yield
+
+
 def save_checkpoint(out: Path, step: int, model: torch.nn.Module, opt: torch.optim.Optimizer, spec: RunSpec,
                     state: dict[str, Any], protocol_path: Path, env: Env) -> Path:
     """Sharded model + optimizer (DCP), trainer state, RNG, config and protocol; atomic rename."""
@@ -196,7 +206,8 @@ def save_checkpoint(out: Path, step: int, model: torch.nn.Module, opt: torch.opt
         tmp.mkdir(parents=True)
     _barrier(env)
     msd, osd = get_state_dict(model, opt)
-    dcp.save({"model": msd, "optim": osd}, checkpoint_id=str(tmp), no_dist=not env.distributed)
+    with _quiet_single_process():
+        dcp.save({"model": msd, "optim": osd}, checkpoint_id=str(tmp), no_dist=not env.distributed)
     torch.save(_rng_state(), tmp / f"rng-rank{env.rank:05d}.pt")
     _barrier(env)
     if env.main:
@@ -241,12 +252,14 @@ def load_checkpoint(path: Path, model: torch.nn.Module, opt: torch.optim.Optimiz
         from torch.distributed.checkpoint.state_dict import get_model_state_dict, set_model_state_dict
 
         sd = {"model": get_model_state_dict(model)}
-        dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
+        with _quiet_single_process():
+            dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
         set_model_state_dict(model, sd["model"])
     else:
         msd, osd = get_state_dict(model, opt)
         sd = {"model": msd, "optim": osd}
-        dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
+        with _quiet_single_process():
+            dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
         set_state_dict(model, opt, model_state_dict=sd["model"], optim_state_dict=sd["optim"])
     rng = path / f"rng-rank{env.rank:05d}.pt"
     if rng.is_file():
@@ -294,6 +307,8 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
     spec = load_run_spec(args.config, overrides)
     t = spec.train
     env = setup_env(device)
+    if env.device.type == "cpu" and t.cpu_threads:
+        torch.set_num_threads(t.cpu_threads)   # fixed threads: same numerics everywhere, no oversubscription
     seed_everything(t.seed, env.rank, t.deterministic)
     out = Path(args.out).resolve()
     if env.main:
