@@ -1,7 +1,7 @@
 """`duplexsynth export`: trajectory shards -> training shards for the bundled trainer (DESIGN §3).
 
 Input: a generator output folder DIR (DIR/manifest.json with `shards[*].path` relative to DIR, or,
-without a manifest, every ``**/*.parquet`` whose name lacks ``failed``). Output TRAIN_DIR:
+without a manifest, every ``**/*.parquet`` with no ``failed`` in its path). Output TRAIN_DIR:
 
     TRAIN_DIR/manifest.json          tokenizer identity, mix, split, source manifest hash, counts
     TRAIN_DIR/tokenizer/             protocol.json (every protocol/speech id) + extended tokenizer.json
@@ -14,11 +14,12 @@ the offset of every ``<unit>``, a `repeat` count (the mix), and the user audio.
 
 Audio is stored as **16 kHz FLAC** (the generator's bytes, passed through when already 16 kHz) and
 turned into per-unit Whisper log-mel by the loader. Why not precomputed features: the loader
-benchmark (benchmarks/loader_throughput.py) measures ~2,500 units/s per core for FLAC decode +
-log-mel -- over 6x the 400 units/s/core target and ~15x what one GPU of a 9B run consumes --
-while FLAC costs about the same bytes per unit as fp16 80-bin mel (~16-18 KB/s) and keeps the
-shards independent of the encoder's front end (80 vs 128 mel bins, unit size, augmentation).
-``--audio mel`` (fp16 features) is available for CPU-starved hosts.
+benchmark (benchmarks/loader_throughput.py) delivers ~1,400-1,800 collated units/s per core from
+FLAC (seek + decode + log-mel + collate), 3.5-4.4x the 400 units/s/core target and ~10x what one
+GPU of a 9B run consumes (~160 units/s at 40% MFU), while FLAC costs about the same bytes per unit
+as fp16 80-bin mel (~16-18 KB/s) and keeps the shards independent of the encoder's front end
+(80 vs 128 mel bins, unit size, augmentation) and the export a byte copy. Precomputed mel
+(``--audio mel``, ~30,000 units/s/core) is there for CPU-starved hosts.
 """
 from __future__ import annotations
 
@@ -55,8 +56,9 @@ TRAIN_SCHEMA = pa.schema([
     ("frames", pa.list_(pa.binary())),          # Omni: one JPEG per unit, as generated
 ])
 LIGHT_COLUMNS = ("id", "scenario", "unit_s", "sample_rate")
-AUDIO_WHY = ("FLAC decode + per-unit log-mel in the loader measures ~2,500 units/s/core (>6x the 400 "
-             "target) at about the size of fp16 mel, and keeps shards independent of the encoder front end")
+AUDIO_WHY = ("the loader delivers ~1,400-1,800 collated units/s/core from 16 kHz FLAC (3.5-4.4x the 400 "
+             "target, benchmarks/loader_throughput.py) at about the bytes of fp16 mel, and FLAC keeps the "
+             "shards independent of the encoder front end")
 
 
 class ExportError(ValueError):
@@ -114,7 +116,9 @@ def list_source_shards(root: Path) -> tuple[list[Path], dict[str, Any] | None, s
                 raise ExportError(f"{p}: sha256 differs from the manifest (shard changed or truncated)")
             paths.append(p)
     else:
-        paths = sorted(p for p in root.glob("**/*.parquet") if "failed" not in p.name)
+        # failure records live in files or folders named "failed" (e.g. failed/shard-00000.parquet)
+        paths = sorted(p for p in root.glob("**/*.parquet")
+                       if not any("failed" in part for part in p.relative_to(root).parts))
     if not paths:
         raise ExportError(f"no trajectory shards in {root} (expected manifest.json shards[*].path or **/*.parquet)")
     return paths, manifest, digest

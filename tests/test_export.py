@@ -178,6 +178,7 @@ def test_mix_through_the_cli_is_recorded(tmp_path, src):
 def test_without_manifest_globs_parquet_and_skips_failed(tmp_path):
     src = write_dataset(tmp_path / "s", make_rows(4), manifest=False, failed_shard=True)
     assert not (src / "manifest.json").exists() and (src / "shards" / "failed-00000.parquet").exists()
+    assert (src / "failed" / "shard-00000.parquet").exists()
     out = tmp_path / "o"
     m = export(src, out, ExportOptions(tokenizer=str(train_tokenizer(tmp_path / "t.json")), val_fraction=0),
                progress=False)

@@ -227,8 +227,8 @@ def write_dataset(root: str | Path, rows: list[TrajectoryRow], *, rows_per_shard
                   manifest: bool = True, failed_shard: bool = True) -> Path:
     """Write `rows` as the generator would: shards/shard-NNNNN.parquet plus manifest.json.
 
-    `failed_shard` also writes an (empty-schema) failures file whose name contains `failed`, which
-    readers must skip.
+    `failed_shard` also writes failure-record files as the generator does (failed/shard-00000.parquet)
+    plus one named shards/failed-00000.parquet; readers must skip both.
     """
     import pyarrow as pa
 
@@ -243,8 +243,10 @@ def write_dataset(root: str | Path, rows: list[TrajectoryRow], *, rows_per_shard
         entries.append({"path": str(path.relative_to(root)), "rows": len(rows[i:i + rows_per_shard]),
                         "sha256": _sha256(path)})
     if failed_shard:
-        pq.write_table(pa.table({"id": pa.array([], pa.string()), "error": pa.array([], pa.string())}),
-                       root / "shards" / "failed-00000.parquet")
+        empty = pa.table({"id": pa.array([], pa.string()), "error": pa.array([], pa.string())})
+        (root / "failed").mkdir(exist_ok=True)
+        pq.write_table(empty, root / "failed" / "shard-00000.parquet")
+        pq.write_table(empty, root / "shards" / "failed-00000.parquet")
     if manifest:
         has_tokens = any(u.speech_tokens for r in rows for u in r.units)
         (root / "manifest.json").write_text(json.dumps({
