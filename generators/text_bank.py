@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
-from typing import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Mapping
 
 import numpy as np
 
@@ -26,12 +26,16 @@ from .banks import chatter, delegations
 from .banks import ex_extra, ex_food, ex_home, ex_outdoors, ex_third
 from .banks import more_a, more_b, more_c, more_d, more_e, more_f
 from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy, with_extra
+from .harness import Execution, ToolCall
 
 __all__ = [
     "DOMAINS",
     "DelegationContent",
     "Exchange",
     "TimerContent",
+    "cancel_ack",
+    "cancel_request",
+    "cancel_request_text",
     "distinct_n",
     "draw_background_speech",
     "draw_backchannel",
@@ -42,10 +46,15 @@ __all__ = [
     "draw_hesitation",
     "draw_other_directed",
     "draw_resume_phrase",
+    "draw_revision",
     "draw_smalltalk",
     "draw_stop_request",
     "draw_timer",
+    "fallback_lines",
     "max_sentence_share",
+    "relay_lines",
+    "retry_line",
+    "revision_ack",
     "split_for_pause",
     "split_sentences",
 ]
@@ -169,15 +178,25 @@ class Exchange:
 
 @dataclass(frozen=True)
 class DelegationContent:
-    """A request served by a background tool, with its private request and result."""
+    """A request served by the background harness: what is said, and the call that answers it.
+
+    The result is not here: the harness executes ``call`` and :func:`relay_lines` phrases its
+    :class:`~generators.harness.Execution`. ``spec`` and ``slots`` let the phrasing functions
+    find the request's templates and values again; a revised request also carries the slot
+    that changed and the slots before the change.
+    """
 
     domain: str
-    user_request: str
-    ack: str
-    tool: str
-    request: str
-    result: str
-    relay: tuple[str, ...]
+    user_request: str          # spoken by the user
+    ack: str                   # said right away
+    topic: str                 # "the forecast for Oslo on Saturday"
+    call: ToolCall             # harness tool + args (all values str)
+    request: str               # private delegate request, plain language, never spoken
+    revisable: bool            # draw_revision can change one slot of it
+    spec: str = ""
+    slots: Mapping[str, object] = field(default_factory=dict)
+    revised_slot: str = ""                                           # set on a revised request: the slot
+    previous_slots: Mapping[str, object] = field(default_factory=dict)   # and the slots before the change
 
 
 @dataclass(frozen=True)
@@ -421,29 +440,76 @@ def split_for_pause(rng: np.random.Generator, text: str) -> tuple[str, str]:
 # =========================================================================== delegation and timers
 
 
-def draw_delegation(rng: np.random.Generator, domain: str | None = None) -> DelegationContent:
-    """A request served by a background tool; results are computed from the slots."""
-    specs = delegations.SPECS
-    if domain is not None:
-        specs = tuple(s for s in specs if s.domain == domain)
-        if not specs:
-            raise ValueError(f"no delegation content for domain {domain!r}")
-    else:
-        doms = tuple(dict.fromkeys(s.domain for s in specs))
-        d = pick(rng, doms)
-        specs = tuple(s for s in specs if s.domain == d)
-    weights = np.array([s.weight for s in specs], dtype=float)
-    spec = specs[int(rng.choice(len(specs), p=weights / weights.sum()))]
-    out = spec.make(rng)
+def _content(rng: np.random.Generator, spec: delegations.Spec, slots: Slots | None = None,
+             revised_slot: str = "", previous: Slots | None = None) -> DelegationContent:
+    out = delegations.make(rng, spec, slots)
     return DelegationContent(
-        domain=spec.domain,
-        user_request=str(out["user_request"]),
-        ack=str(out["ack"]),
-        tool=spec.tool,
-        request=str(out["request"]),
-        result=str(out["result"]),
-        relay=tuple(out["relay"]),  # type: ignore[arg-type]
+        domain=spec.domain, user_request=str(out["user_request"]), ack=str(out["ack"]), topic=str(out["topic"]),
+        call=out["call"], request=str(out["request"]), revisable=bool(spec.revisions), spec=spec.name,  # type: ignore[arg-type]
+        slots=out["slots"], revised_slot=revised_slot, previous_slots=previous or {},  # type: ignore[arg-type]
     )
+
+
+def draw_delegation(rng: np.random.Generator, domain: str | None = None, tools: tuple[str, ...] | None = None,
+                    exclude_domain: str | None = None, revisable: bool = False) -> DelegationContent:
+    """A request for a background tool in ``tools`` (all when None); its call runs on a fresh harness state."""
+    specs = delegations.eligible(domain, tools, exclude_domain, revisable)
+    if not specs:
+        raise ValueError(f"no delegation content for domain={domain!r} tools={tools!r} "
+                         f"exclude_domain={exclude_domain!r} revisable={revisable}")
+    return _content(rng, delegations.draw_spec(rng, specs))
+
+
+def _spec(content: DelegationContent) -> delegations.Spec:
+    return delegations.spec_of(content.spec)
+
+
+def relay_lines(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> tuple[str, ...]:
+    """1-3 sentences relaying ``ex``: all of it when ok; for a partial result, says so and relays what came."""
+    return delegations.relay(rng, _spec(content), dict(content.slots), content.topic, ex)
+
+
+def fallback_lines(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> tuple[str, ...]:
+    """What went wrong (timed out, service down, the tool refused) and an alternative or next step."""
+    return delegations.fallback(rng, _spec(content), dict(content.slots), content.topic, ex)
+
+
+def retry_line(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> str:
+    """Said when a failed task is sent again: "That timed out, so I'm trying the forecast again."."""
+    return delegations.retry_line(rng, _spec(content), dict(content.slots), content.topic, ex)
+
+
+def cancel_request(rng: np.random.Generator, content: DelegationContent) -> str:
+    """The user calls the task off: "Actually, never mind the forecast."."""
+    return delegations.cancel_request(rng, _spec(content), dict(content.slots), content.topic)
+
+
+def cancel_ack(rng: np.random.Generator, content: DelegationContent) -> str:
+    """The assistant confirms the cancel: "Okay, I've called off the weather check."."""
+    return delegations.cancel_ack(rng, _spec(content), dict(content.slots), content.topic)
+
+
+def cancel_request_text(content: DelegationContent) -> str:
+    """The private cancel request sent to the harness."""
+    return delegations.cancel_request_text(content.topic)
+
+
+def draw_revision(rng: np.random.Generator, content: DelegationContent) -> tuple[str, DelegationContent]:
+    """(user revision line, the revised content): same spec, one slot changed, new call and request."""
+    spec = _spec(content)
+    old = dict(content.slots)
+    rev, new = delegations.revise(rng, spec, old)
+    line = delegations.revision_user(rng, spec, rev, old, new)
+    return line, _content(rng, spec, new, rev.slot, old)
+
+
+def revision_ack(rng: np.random.Generator, content: DelegationContent) -> str:
+    """The assistant acknowledges a revised request: "Got it, checking Thursday instead."."""
+    if not content.revised_slot:
+        raise ValueError("revision_ack needs the revised content returned by draw_revision")
+    spec = _spec(content)
+    rev = next(r for r in spec.revisions if r.slot == content.revised_slot)
+    return delegations.revision_ack(rng, spec, rev, dict(content.previous_slots), dict(content.slots))
 
 
 def draw_timer(rng: np.random.Generator) -> TimerContent:
