@@ -10,6 +10,7 @@ speak, turn_eos accuracy and F1 (positive = turn ends), with counts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections import defaultdict
@@ -72,7 +73,7 @@ def decision_slots(ids: list[int], v: ProtocolVocab) -> tuple[list[tuple[int, in
     return dec, ends
 
 
-def load_model(ckpt: Path) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
+def load_model(ckpt: Path, device: torch.device | None = None) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
     """Rebuild the model from the config and protocol stored beside the checkpoint, then load weights."""
     import yaml
 
@@ -85,6 +86,8 @@ def load_model(ckpt: Path) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
     model = DuplexModel(spec.model, vocab)
     state = load_checkpoint(ckpt, model, None, Env())
     model.eval()
+    if device is not None:
+        model.to(device)
     return model, vocab, {"spec": spec, "state": state}
 
 
@@ -98,7 +101,9 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
         if found is None:
             raise FileNotFoundError(f"{ckpt} is neither a checkpoint nor a run folder with checkpoints")
         ckpt = found
-    model, vocab, meta = load_model(ckpt)
+    device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+    model, vocab, meta = load_model(ckpt, device)
+    bf16 = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     spec = meta["spec"]
     image_size = (spec.model.vision.config or {}).get("image_size", 384) if spec.model.vision else None
     split = TrainSplit(data, max_seq_len=spec.train.max_seq_len, split="val", image_size=image_size)
@@ -106,7 +111,7 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
         raise ValueError("the data was exported with a different tokenizer extension than the checkpoint's")
     per: dict[str, _Counts] = defaultdict(_Counts)
     seen = set()
-    cand_dec = torch.tensor([vocab[LISTEN], vocab[SPEAK]])
+    cand_dec = torch.tensor([vocab[LISTEN], vocab[SPEAK]], device=device)
     for item in split.items:
         if item in seen:          # the val split is never repeated, but be safe with mixes
             continue
@@ -114,8 +119,9 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
         if max_samples is not None and len(seen) > max_samples:
             break
         s = split.load(item)
-        b = collate([s])
-        h = model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"], b["pixel_values"])[0]
+        b = {k: (v.to(device) if isinstance(v, torch.Tensor) else v) for k, v in collate([s]).items()}
+        with bf16:
+            h = model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"], b["pixel_values"])[0]
         ids = b["input_ids"][0].tolist()
         dec, ends = decision_slots(ids, vocab)
         c = per[s["scenario"]]

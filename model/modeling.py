@@ -187,7 +187,8 @@ class DuplexModel(nn.Module):
         return out.last_hidden_state
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.llm.get_output_embeddings()(hidden).float()
+        head = self.llm.get_output_embeddings()
+        return head(hidden.to(head.weight.dtype)).float()
 
     # ------------------------------------------------------------------ training forward
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, loss_mask: torch.Tensor,

@@ -290,6 +290,16 @@ def extend_vocab(tok: TextTokenizer) -> ProtocolVocab:
         else:
             ids[name], sources[name] = nxt, "added"
             nxt += 1
+    # A tokenizer written by a previous export (TRAIN_DIR/tokenizer) already holds <|s_0|>..<|s_6560|>
+    # as one contiguous added block: reuse it rather than appending a second speech vocabulary.
+    s0 = tok.existing_id(speech_token_name(0))
+    if s0 is not None and all(tok.existing_id(speech_token_name(c)) == s0 + c
+                              for c in range(SPEECH_CODEBOOK)) and not tok.is_ordinary_id(s0):
+        sources["speech"] = "reused"
+        return ProtocolVocab(ids=ids, sources=sources, speech_offset=s0,
+                             vocab_size=max(nxt, s0 + SPEECH_CODEBOOK), base_next_id=base_next,
+                             tokenizer=tok.identity())
+    sources["speech"] = "added"
     return ProtocolVocab(ids=ids, sources=sources, speech_offset=nxt, vocab_size=nxt + SPEECH_CODEBOOK,
                          base_next_id=base_next, tokenizer=tok.identity())
 
@@ -305,7 +315,10 @@ def write_extended_tokenizer(tok: TextTokenizer, vocab: ProtocolVocab, out_dir: 
     data = tok.base_tokenizer_json()
     by_id = {int(t["id"]): t for t in data.get("added_tokens", [])}
     for name, tid in vocab.ids.items():
-        if vocab.sources[name] == "added":
+        # Added tokens get their protocol name; a reused id keeps its content when that is one of the
+        # names we look up (so re-exporting with this file reuses it), else it is renamed to ours
+        # (the 4.5 bundle stores 151698 as "<|audio|>", which is our <|audio_placeholder|>).
+        if tid not in by_id or by_id[tid]["content"] not in ALIASES.get(name, (name,)):
             by_id[tid] = _added(tid, name)
     for code in range(SPEECH_CODEBOOK):
         by_id[vocab.speech_offset + code] = _added(vocab.speech_offset + code, speech_token_name(code))

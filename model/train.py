@@ -114,7 +114,14 @@ def use_bf16(spec: RunSpec, env: Env) -> bool:
 def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn.Module, bool]:
     """The DuplexModel, FSDP2-sharded when distributed (or fsdp: on). Returns (model, sharded)."""
     torch.manual_seed(spec.train.seed)
-    model = DuplexModel(spec.model, vocab)
+    if env.device.type == "cuda":
+        torch.cuda.manual_seed(spec.train.seed)
+    # Random-init components are created directly on the GPU (same seed, same weights on every rank)
+    # so a 9B model never needs ~36 GB of host RAM per rank; local weights load on the CPU first.
+    from_paths = any(c is not None and c.path for c in (spec.model.llm, spec.model.audio, spec.model.vision))
+    build_on = env.device if env.device.type == "cuda" and not from_paths else torch.device("cpu")
+    with build_on:
+        model = DuplexModel(spec.model, vocab)
     if spec.train.activation_checkpointing:
         model.enable_activation_checkpointing()
     shard = spec.train.fsdp == "on" or (spec.train.fsdp == "auto" and env.world > 1)

@@ -224,3 +224,15 @@ def test_parallel_workers_give_identical_shards(tmp_path, src):
         ia = json.loads((a / s / "split.json").read_text())["shards"]
         ib = json.loads((b / s / "split.json").read_text())["shards"]
         assert [x["sha256"] for x in ia] == [x["sha256"] for x in ib]
+
+
+def test_the_written_tokenizer_reexports_to_identical_ids(sdk_export, src, tmp_path):
+    """TRAIN_DIR/tokenizer is a valid --tokenizer: every protocol and speech id is reused as is."""
+    out = tmp_path / "again"
+    assert cli(["export", str(src), "--tokenizer", str(sdk_export / "tokenizer"), "--out", str(out),
+                "--val-fraction", "0.25", "--seed", "3"]) == 0
+    a = ProtocolVocab.load(sdk_export / "tokenizer" / "protocol.json")
+    b = ProtocolVocab.load(out / "tokenizer" / "protocol.json")
+    assert a.ids == b.ids and a.speech_offset == b.speech_offset and a.vocab_size == b.vocab_size
+    assert b.sources["speech"] == "reused" and all(v != "added" for v in b.sources.values())
+    assert [r["input_ids"] for r in _rows(sdk_export / "train")] == [r["input_ids"] for r in _rows(out / "train")]
