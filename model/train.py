@@ -337,6 +337,7 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
     start_step, consumed = 0, 0
     ckpt = find_resume(out, args.resume)
     if ckpt is not None:
+        _check_resumable(ckpt, spec, protocol_path)
         state = load_checkpoint(ckpt, model, opt, env)
         start_step = int(state["step"])
         consumed = split.check_cursor(state["cursor"])
@@ -418,6 +419,18 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
                 time.sleep(3600)
     summary.update(out=str(out), checkpoint=str(last_ckpt) if last_ckpt else None)
     return summary
+
+
+def _check_resumable(ckpt: Path, spec: RunSpec, protocol_path: Path) -> None:
+    """Refuse to resume into a different model or a different tokenizer extension."""
+    import yaml
+
+    saved = yaml.safe_load((ckpt / "config.yaml").read_text())
+    if saved.get("model") != spec.model.model_dump(mode="json"):
+        raise TrainError(f"{ckpt} was trained with a different model config than {spec.name}; "
+                         "resume with the config stored beside it (config.yaml)")
+    if json.loads((ckpt / "protocol.json").read_text())["ids"] != json.loads(protocol_path.read_text())["ids"]:
+        raise TrainError(f"{ckpt} used a different tokenizer extension than the data in {protocol_path.parent}")
 
 
 def _check_layout(spec: RunSpec, split: TrainSplit) -> None:

@@ -92,7 +92,11 @@ def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, run40, tmp_pat
 def test_resume_auto_without_checkpoint_starts_fresh_and_past_max_is_a_noop(data, run40, tmp_path):
     s = train(TrainArgs(config="tiny", data=str(data), out=str(run40), resume="auto", max_steps=40))
     assert s["step"] == 40 and s["checkpoint"].endswith("step-00000040")
-    with pytest.raises(Exception, match="not a complete checkpoint"):
+    from model.train import TrainError
+
+    with pytest.raises(TrainError, match="different model config"):
+        train(TrainArgs(config="tiny-omni", data=str(data), out=str(run40), resume="auto", max_steps=41))
+    with pytest.raises(TrainError, match="not a complete checkpoint"):
         train(TrainArgs(config="tiny", data=str(data), out=str(tmp_path), resume=str(tmp_path / "nope"), max_steps=1))
 
 
