@@ -17,6 +17,10 @@ SCENARIOS: tuple[str, ...] = (
     "other_directed",
     "background_speech",
     "delegation",
+    "delegation_multi",
+    "delegation_cancel",
+    "delegation_revise",
+    "delegation_failure",
     "proactive_timer",
 )
 

@@ -1,18 +1,103 @@
-"""Delegation: acknowledge now, hand the work to the harness, keep talking, relay the result later."""
+"""Delegation families: hand work to the harness, keep talking, act on the result at a natural pause.
+
+Every task is really executed by the simulated harness (generators/harness) at plan time, with
+its latency and failure mode drawn from the tool's config; the text bank phrases the request,
+the acknowledgement and a relay that agrees with the result.
+"""
 from __future__ import annotations
 
 from generators import text_bank as tb
 from generators.common import Planner
+from generators.harness import Execution, run_task
 from schemas.script import Delegation, ScriptTurn
 
 
+def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | None = None,
+          **links: str) -> tuple[Delegation, Execution]:
+    ex = run_task(task_id, content.call, p.harness, p.rng, p.harness_state, force=force)  # type: ignore[arg-type]
+    outcome = "relayed" if ex.status in ("ok", "partial") else "fallback"
+    return Delegation(task_id=task_id, tool=ex.tool, request=content.request, args=ex.args, latency_s=ex.latency_s,
+                      result=ex.text, status=ex.status, outcome=outcome, **links), ex
+
+
+def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution) -> ScriptTurn:
+    """The turn that relays a result, or explains a failure (fallback)."""
+    lines = tb.relay_lines(p.rng, content, ex) if d.outcome in ("relayed", "revised") else tb.fallback_lines(p.rng, content, ex)
+    return p.assistant(" ".join(lines), trigger="backend", ref=d.task_id)
+
+
+def _maybe_smalltalk(p: Planner, prob: float) -> list[ScriptTurn]:
+    if p.rng.random() >= prob:
+        return []
+    user_line, reply = tb.draw_smalltalk(p.rng)
+    return [p.user(user_line), p.assistant(reply)]
+
+
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
-    d = tb.draw_delegation(p.rng)
-    latency = float(round(min(20.0, p.rng.lognormal(mean=1.3, sigma=0.6)), 3))
-    task = Delegation(task_id="t1", tool=d.tool, request=d.request, latency_s=latency, result=d.result)
-    turns = [p.user(d.user_request), p.assistant(d.ack, delegate=task)]
-    if p.rng.random() < 0.6:
-        user_line, reply = tb.draw_smalltalk(p.rng)
-        turns += [p.user(user_line), p.assistant(reply)]
-    turns.append(p.assistant(" ".join(d.relay), trigger="backend", ref="t1"))
-    return d.domain, turns
+    """One task: acknowledge now, maybe chat meanwhile, relay (or fall back) when the result is in."""
+    c = tb.draw_delegation(p.rng, tools=p.tools)
+    d, ex = _task(p, "t1", c)
+    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d), *_maybe_smalltalk(p, 0.6), _act_on(p, c, d, ex)]
+    return c.domain, turns
+
+
+def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """Several tasks in flight; results come back in whatever order they finish."""
+    first = tb.draw_delegation(p.rng, tools=p.tools)
+    contents = [first]
+    for _ in range(int(p.rng.integers(1, 3))):
+        contents.append(tb.draw_delegation(p.rng, tools=p.tools, exclude_domain=contents[-1].domain))
+    turns: list[ScriptTurn] = []
+    acts: list[ScriptTurn] = []
+    for k, c in enumerate(contents, start=1):
+        d, ex = _task(p, f"t{k}", c)
+        turns += [p.user(c.user_request), p.assistant(c.ack, delegate=d)]
+        acts.append(_act_on(p, c, d, ex))
+    return first.domain, turns + _maybe_smalltalk(p, 0.4) + acts
+
+
+def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """The user calls the task off; the stale result (even one racing the cancel) is never relayed."""
+    c = tb.draw_delegation(p.rng, tools=p.tools)
+    d, _ = _task(p, "t1", c)
+    # a slow task, so the result is still out when the user changes their mind (or races the cancel)
+    d = d.model_copy(update={"latency_s": float(round(p.rng.uniform(2.5, 9.0), 3)), "outcome": "cancelled"})
+    cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
+                        latency_s=0.2, outcome=None, cancels="t1")
+    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d),
+             p.user(tb.cancel_request(p.rng, c)), p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel)]
+    if p.rng.random() < 0.5:
+        nxt = tb.draw_followup(p.rng, exclude_domain=c.domain)
+        turns += [p.user(nxt.user_request), p.assistant(" ".join(nxt.answer[:2]))]
+    return c.domain, turns
+
+
+def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """The user revises the request; the revised task supersedes the old one, whose result is dropped."""
+    c = tb.draw_delegation(p.rng, tools=p.tools, revisable=True)
+    d1, _ = _task(p, "t1", c)
+    d1 = d1.model_copy(update={"latency_s": float(round(p.rng.uniform(4.0, 10.0), 3)), "outcome": "superseded"})
+    line, revised = tb.draw_revision(p.rng, c)
+    d2, ex2 = _task(p, "t2", revised, force="ok", supersedes="t1")
+    d2 = d2.model_copy(update={"outcome": "revised"})
+    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1),
+             p.user(line), p.assistant(tb.revision_ack(p.rng, revised), delegate=d2),
+             *_maybe_smalltalk(p, 0.4), _act_on(p, revised, d2, ex2)]
+    return c.domain, turns
+
+
+def plan_failure(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """The tool fails (error or timeout): retry and relay, or fall back and say what went wrong."""
+    c = tb.draw_delegation(p.rng, tools=p.tools)
+    mode = "timeout" if p.rng.random() < 0.35 else "error"
+    d1, ex1 = _task(p, "t1", c, force=mode)
+    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1), *_maybe_smalltalk(p, 0.3)]
+    if p.rng.random() < 0.55:
+        d2, ex2 = _task(p, "t2", c, retry_of="t1")
+        d1 = d1.model_copy(update={"outcome": "retried"})
+        turns[1] = turns[1].model_copy(update={"delegate": d1})
+        turns += [p.assistant(tb.retry_line(p.rng, c, ex1), trigger="backend", ref="t1", delegate=d2),
+                  _act_on(p, c, d2, ex2)]
+    else:
+        turns.append(_act_on(p, c, d1, ex1))
+    return c.domain, turns
