@@ -270,16 +270,6 @@ def with_extra(
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class DelegationSpec:
-    """A background-tool request: ``make(rng)`` returns the rendered fields."""
-
-    domain: str
-    tool: str
-    make: Callable[[Rng], dict[str, object]]
-    weight: float = 1.0
-
-
 def choice_of(values: Sequence[object]) -> SlotSampler:
     """Sampler that draws one element of ``values``."""
     vals = tuple(values)
@@ -314,7 +304,6 @@ def stable_rng(*parts: object) -> Rng:
 
 __all__ = [
     "Correction",
-    "DelegationSpec",
     "Rng",
     "Scenario",
     "Slots",
