@@ -1,10 +1,19 @@
-"""Parquet and audio I/O: FLAC bytes in HF Audio structs, shards written to a temp name then renamed."""
+"""Parquet and audio I/O: FLAC bytes in HF Audio structs, shards written to a temp name then renamed.
+
+Output locations (`Store`) are a local folder or any fsspec URI (`s3://`, `gs://`, `file://`, ...;
+a scheme only pyarrow knows, such as `hdfs://`, goes through fsspec's ArrowFSWrapper). Every write
+lands under a temp name first and is then renamed into place, so a reader, or a resumed run, never
+sees half a file.
+"""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
+import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -57,17 +66,184 @@ def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode())
 
 
+def _write_parquet_file(table: pa.Table, path: str | Path) -> None:
+    light = [c for c in table.column_names if c not in HEAVY_COLUMNS]
+    compression = {c: ("NONE" if c in HEAVY_COLUMNS else "ZSTD") for c in table.column_names}
+    pq.write_table(table, path, row_group_size=ROW_GROUP_SIZE, compression=compression,
+                   use_dictionary=light, write_statistics=light, store_schema=True)
+    with open(path, "rb+") as f:
+        os.fsync(f.fileno())
+
+
 def write_parquet(table: pa.Table, path: str | Path) -> str:
     """Write a shard atomically; heavy columns uncompressed, no statistics, no dictionary. Returns sha256."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    light = [c for c in table.column_names if c not in HEAVY_COLUMNS]
-    compression = {c: ("NONE" if c in HEAVY_COLUMNS else "ZSTD") for c in table.column_names}
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, compression=compression,
-                   use_dictionary=light, write_statistics=light, store_schema=True)
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
+    _write_parquet_file(table, tmp)
     digest = sha256_file(tmp)
     os.replace(tmp, path)
     return digest
+
+
+TMP_MARK = ".tmp-"   # temp names are ".<name>.tmp-<pid>[-<nonce>]"
+
+
+def is_uri(location: str | Path) -> bool:
+    """True for `scheme://...` locations (handled by fsspec), False for plain local paths."""
+    return isinstance(location, str) and "://" in location
+
+
+def _url_to_fs(uri: str) -> tuple[Any, str]:
+    import fsspec
+    try:
+        return fsspec.core.url_to_fs(uri)
+    except (ValueError, ImportError) as err:   # unknown to fsspec (or its backend is not installed)
+        try:
+            from fsspec.implementations.arrow import ArrowFSWrapper
+            from pyarrow import fs as pafs
+            afs, path = pafs.FileSystem.from_uri(uri)
+        except Exception:  # noqa: BLE001 - report the fsspec error, it names the missing package
+            raise ValueError(f"cannot open output location {uri!r}: {err}") from err
+        return ArrowFSWrapper(afs), path
+
+
+class Store:
+    """A dataset output location: a local folder, or any fsspec / pyarrow filesystem URI.
+
+    Methods take '/'-separated paths relative to the root. A local folder keeps the fast path
+    (write, fsync, os.replace). A URI writes to a local temp file, puts it under a temp name next
+    to its destination and renames it there (on object stores the final object appears whole).
+    The store is rebuilt from `uri` in each Ray worker (a string travels; a filesystem object need not).
+    """
+
+    def __init__(self, location: str | Path):
+        if isinstance(location, Store):
+            location = location.uri
+        self.location = str(location)
+        self.fs: Any = None
+        self.local: Path | None = None
+        if is_uri(self.location):
+            self.fs, root = _url_to_fs(self.location)
+            self.root = root.rstrip("/") or "/"
+        else:
+            self.local = Path(location).absolute()
+            self.root = str(self.local)
+
+    @property
+    def uri(self) -> str:
+        """The location to hand to another process: an absolute local path, or the URI as given."""
+        return self.root if self.local is not None else self.location
+
+    def __repr__(self) -> str:
+        return f"Store({self.uri!r})"
+
+    def path(self, rel: str = "") -> str:
+        """The full path of `rel` (local path, or the filesystem's own path without the scheme)."""
+        rel = rel.strip("/")
+        if self.local is not None:
+            return str(self.local / rel) if rel else str(self.local)
+        return f"{self.root.rstrip('/')}/{rel}" if rel else self.root
+
+    def display(self, rel: str = "") -> str:
+        """`rel` as a person would type it: a local path, or a URI with its scheme."""
+        if self.local is not None:
+            return self.path(rel)
+        return self.fs.unstrip_protocol(self.path(rel))
+
+    def makedirs(self, rel: str = "") -> None:
+        if self.local is not None:
+            Path(self.path(rel)).mkdir(parents=True, exist_ok=True)
+        else:
+            self.fs.makedirs(self.path(rel), exist_ok=True)
+
+    def exists(self, rel: str) -> bool:
+        if self.local is not None:
+            return os.path.exists(self.path(rel))
+        return bool(self.fs.exists(self.path(rel)))
+
+    def read_bytes(self, rel: str) -> bytes:
+        if self.local is not None:
+            return Path(self.path(rel)).read_bytes()
+        return self.fs.cat_file(self.path(rel))
+
+    def read_text(self, rel: str) -> str:
+        return self.read_bytes(rel).decode()
+
+    def sha256(self, rel: str) -> str:
+        if self.local is not None:
+            return sha256_file(self.path(rel))
+        h = hashlib.sha256()
+        with self.fs.open(self.path(rel), "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        return h.hexdigest()
+
+    def remove(self, rel: str) -> None:
+        """Delete `rel` if it exists."""
+        if self.local is not None:
+            Path(self.path(rel)).unlink(missing_ok=True)
+        elif self.fs.exists(self.path(rel)):
+            self.fs.rm_file(self.path(rel))
+
+    def listdir(self, rel: str) -> list[str]:
+        """Names (not paths) of the files directly under `rel`; [] when it does not exist."""
+        if self.local is not None:
+            d = Path(self.path(rel))
+            return sorted(p.name for p in d.iterdir() if p.is_file()) if d.is_dir() else []
+        try:
+            entries = self.fs.ls(self.path(rel), detail=True)
+        except (FileNotFoundError, OSError):
+            return []
+        return sorted(e["name"].rstrip("/").rsplit("/", 1)[-1] for e in entries if e.get("type") == "file")
+
+    def _put(self, local_tmp: str, rel: str) -> None:
+        dest = self.path(rel)
+        parent, name = dest.rsplit("/", 1)
+        self.fs.makedirs(parent, exist_ok=True)
+        tmp = f"{parent}/.{name}{TMP_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.fs.put_file(local_tmp, tmp)
+        try:
+            self.fs.mv(tmp, dest)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.fs.rm_file(tmp)
+            raise
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        """Atomic: the file is either absent, the previous version, or all of `data`."""
+        if self.local is not None:
+            atomic_write_bytes(self.path(rel), data)
+            return
+        with tempfile.NamedTemporaryFile(prefix="duplexsynth-") as f:
+            f.write(data)
+            f.flush()
+            self._put(f.name, rel)
+
+    def write_json(self, rel: str, obj: Any) -> None:
+        self.write_bytes(rel, (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode())
+
+    def write_parquet(self, table: pa.Table, rel: str) -> str:
+        """Write a Parquet shard atomically (layout as `write_parquet`); returns its sha256."""
+        if self.local is not None:
+            return write_parquet(table, self.path(rel))
+        with tempfile.TemporaryDirectory(prefix="duplexsynth-") as d:
+            tmp = os.path.join(d, "shard.parquet")
+            _write_parquet_file(table, tmp)
+            digest = sha256_file(tmp)
+            self._put(tmp, rel)
+        return digest
+
+    def remove_temp_files(self, rel: str) -> list[str]:
+        """Delete leftovers of interrupted writes (".<name>.tmp-*") under `rel`; returns their names."""
+        gone = []
+        if self.local is not None:
+            d = Path(self.path(rel))
+            names = sorted(p.name for p in d.iterdir()) if d.is_dir() else []
+        else:
+            names = self.listdir(rel)
+        for name in names:
+            if name.startswith(".") and TMP_MARK in name:
+                self.remove(f"{rel}/{name}")
+                gone.append(name)
+        return gone
