@@ -1,38 +1,62 @@
-"""`duplexsynth generate`: render a dataset of trajectories as Parquet shards on local Ray."""
+"""`duplexsynth generate`: render a dataset of trajectories as Parquet shards on Ray.
+
+Runs on an embedded local Ray by default; `--address auto` (or HOST:PORT) attaches to a running
+cluster, which is what a job sent by `duplexsynth submit` does inside the cluster.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("generate", help="generate trajectories into Parquet shards")
+def add_run_args(p: argparse.ArgumentParser) -> None:
+    """The options that decide what a run makes (shared with `duplexsynth submit`)."""
     p.add_argument("--config", help="YAML run config (default: embedded defaults)")
     p.add_argument("--num", type=int, help="number of trajectories")
-    p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--workers", type=int, default=2, help="local Ray CPUs (one shard task each)")
     p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
     p.add_argument("--seed", type=int, help="run seed")
     p.add_argument("--shard-size", type=int, help="trajectories per shard")
-    p.add_argument("--address", help="attach to a running Ray cluster (e.g. auto)")
     p.add_argument("--force-new-run", action="store_true", help="discard an older run with another config")
-    p.add_argument("--no-progress", action="store_true")
+
+
+def resolve_config(args: argparse.Namespace):
+    """The RunConfig of a generate/submit command line (raises schemas.config.ConfigError)."""
+    from schemas.config import load_config
+    overrides = {"num": args.num, "seed": args.seed, "shard_size": args.shard_size}
+    if args.scenario:
+        overrides["scenarios"] = {s: 1.0 for s in args.scenario}
+    return load_config(args.config, overrides)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("generate", help="generate trajectories into Parquet shards")
+    add_run_args(p)
+    p.add_argument("--out", required=True, help="output folder, or an fsspec URI (s3://bucket/run, file:///...)")
+    p.add_argument("--workers", type=int, help="CPUs of the embedded local Ray (default 2); with --address, "
+                   "shard tasks to keep busy (default: every CPU of the cluster)")
+    p.add_argument("--address", help="attach to a running Ray cluster (auto, or HOST:PORT) instead of a local one")
+    p.add_argument("--max-in-flight", type=int, help="shard tasks submitted at once (default 2 x workers)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
+    p.add_argument("--progress-interval", type=float, default=10.0,
+                   help="seconds between progress lines when stderr is not a terminal (default 10)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from jobs.runner import RunRefused, generate, summary_text
-    from schemas.config import ConfigError, load_config
+    from schemas.config import ConfigError
 
-    overrides = {"num": args.num, "seed": args.seed, "shard_size": args.shard_size}
-    if args.scenario:
-        overrides["scenarios"] = {s: 1.0 for s in args.scenario}
+    if args.no_progress:
+        progress: bool | str = False
+    else:
+        progress = "bar" if sys.stderr.isatty() else "log"
     try:
-        cfg = load_config(args.config, overrides)
+        cfg = resolve_config(args)
         res = generate(cfg, args.out, workers=args.workers, address=args.address,
-                       force_new_run=args.force_new_run, progress=not args.no_progress and sys.stderr.isatty())
+                       force_new_run=args.force_new_run, progress=progress,
+                       progress_interval=args.progress_interval, max_in_flight=args.max_in_flight)
     except (ConfigError, RunRefused) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(summary_text(res))
+    print(summary_text(res), flush=True)
     return 0 if res.ok else 3

@@ -1,20 +1,48 @@
-"""Run a generation job on Ray: one task per shard, bounded in flight, resumable, manifest last."""
+"""Run a generation job on Ray: one task per shard, bounded in flight, resumable, manifest last.
+
+The same code runs everywhere: `duplexsynth generate` starts an embedded local Ray (or attaches with
+`--address`), and a job sent by `duplexsynth submit` runs `duplexsynth generate --address auto`
+inside the cluster.
+
+- Planning is deterministic (jobs/shards.py): shard i holds trajectories [i*S, (i+1)*S).
+- Each task owns one shard: it verifies the files already there against their sha256 sidecar and
+  returns at once when they match, or renders the shard, writes it (temp name, then rename) and
+  returns a summary of a few hundred bytes. The driver never sees rows, so its memory does not
+  grow with the data, and at most `max_in_flight` tasks exist at a time.
+- A trajectory that raises is a failed record in the shard's failure table. A task that raises or
+  whose worker dies is retried by Ray (`max_shard_attempts` in all); a shard that fails every attempt
+  is reported and the run is incomplete: no manifest, non-zero exit. Rerunning redoes only what is
+  missing, corrupt or incomplete.
+- The manifest is written last; its presence means the dataset is complete.
+
+Fault injection for tests (never set in production): DUPLEXSYNTH_FAULTS="raise:3,exit:4,exit-once:5"
+makes shard 3 raise on every attempt, kills the worker process of shard 4 on every attempt
+(os._exit, as a kill -9 would), and kills it on the first attempt of shard 5 only (marker files in
+DUPLEXSYNTH_FAULTS_DIR). The driver reads them and hands them to the tasks.
+"""
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from generators.registry import GENERATOR_VERSION
-from jobs.shards import ShardPlan, plan_shards, run_shard, shard_is_complete, variety
-from pipeline.io import atomic_write_bytes, atomic_write_json
-from schemas.config import RunConfig, dump_config, load_config
+from jobs.shards import ShardPlan, check_shard, iter_plans, num_shards, run_shard, variety
+from pipeline.io import Store
+from schemas.config import ConfigError, RunConfig, dump_config, parse_config
 
 MANIFEST = "manifest.json"
 CONFIG_FILE = "config.yaml"
+OUTPUT_DIRS = ("shards", "failed", "summaries")
+MANIFEST_KEYS = ("shard", "path", "rows", "failed", "sha256", "failed_path", "failed_sha256", "audio_s")
+MAX_FAILURE_EXAMPLES = 20
 
 
 class RunRefused(RuntimeError):
@@ -23,114 +51,216 @@ class RunRefused(RuntimeError):
 
 @dataclass
 class RunResult:
-    out: Path
+    out: str
+    num: int = 0
+    shards: int = 0
     rows: int = 0
     failed: int = 0
     audio_s: float = 0.0
     wall_s: float = 0.0
-    shards_done: int = 0
-    shards_skipped: int = 0
+    new_audio_s: float = 0.0          # audio rendered by this invocation (skipped shards excluded)
+    shards_done: int = 0              # rendered by this invocation
+    shards_skipped: int = 0           # already complete and verified
+    shards_redone: dict[int, str] = field(default_factory=dict)       # shard -> why it was redone
     shards_incomplete: list[int] = field(default_factory=list)
+    shard_errors: dict[int, str] = field(default_factory=dict)        # shard -> last error
+    failure_examples: list[dict[str, str]] = field(default_factory=list)
     variety: dict[str, Any] = field(default_factory=dict)
     speech_tokens: bool = False
+    manifest: str | None = None
 
     @property
     def ok(self) -> bool:
         return not self.shards_incomplete
 
 
-def _check_previous_run(cfg: RunConfig, out: Path, force_new_run: bool) -> None:
-    prev = out / CONFIG_FILE
-    if not prev.exists():
+def _check_previous_run(cfg: RunConfig, store: Store, force_new_run: bool) -> None:
+    if not store.exists(CONFIG_FILE):
         return
-    old = load_config(prev)
-    if old.config_hash() != cfg.config_hash() and not force_new_run:
+    try:
+        old = parse_config(yaml.safe_load(store.read_text(CONFIG_FILE)) or {}, store.display(CONFIG_FILE))
+        old_hash = old.config_hash()
+    except (ConfigError, yaml.YAMLError) as err:
+        old_hash = f"unreadable ({str(err).splitlines()[0]})"
+    if old_hash == cfg.config_hash():
+        return
+    if not force_new_run:
         raise RunRefused(
-            f"{out} holds a run with a different config (hash {old.config_hash()} != {cfg.config_hash()}). "
-            "Use another --out, or --force-new-run to discard the old shards.")
-    if old.config_hash() != cfg.config_hash():
-        for sub in ("shards", "failed", "summaries"):
-            for p in (out / sub).glob("*"):
-                p.unlink()
-        (out / MANIFEST).unlink(missing_ok=True)
+            f"{store.display()} holds a run with a different config (hash {old_hash} != {cfg.config_hash()}); "
+            f"see {store.display(CONFIG_FILE)}. Use another --out, or --force-new-run to discard the old shards.")
+    for sub in OUTPUT_DIRS:
+        for name in store.listdir(sub):
+            store.remove(f"{sub}/{name}")
+    store.remove(MANIFEST)
 
 
-def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str) -> dict[str, Any]:
+def read_faults(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The fault-injection plan from DUPLEXSYNTH_FAULTS (tests only; see the module doc)."""
+    env = os.environ if env is None else env
+    spec = env.get("DUPLEXSYNTH_FAULTS", "").strip()
+    if not spec:
+        return {}
+    shards: dict[int, str] = {}
+    for item in spec.split(","):
+        kind, _, idx = item.strip().partition(":")
+        if kind not in ("raise", "exit", "exit-once") or not idx.isdigit():
+            raise ValueError(f"DUPLEXSYNTH_FAULTS: bad item {item!r} (want raise:N, exit:N or exit-once:N)")
+        shards[int(idx)] = kind
+    faults_dir = env.get("DUPLEXSYNTH_FAULTS_DIR")
+    if "exit-once" in shards.values() and not faults_dir:
+        raise ValueError("DUPLEXSYNTH_FAULTS exit-once:N needs DUPLEXSYNTH_FAULTS_DIR for its marker files")
+    return {"shards": shards, "dir": faults_dir}
+
+
+def _inject_fault(index: int, faults: dict[str, Any]) -> None:
+    kind = faults.get("shards", {}).get(index) if faults else None
+    if kind == "raise":
+        raise RuntimeError(f"planted failure of shard {index} (DUPLEXSYNTH_FAULTS)")
+    if kind == "exit" or kind == "exit-once":
+        if kind == "exit-once":
+            marker = Path(faults["dir"]) / f"exit-once-{index}"
+            if marker.exists():
+                return
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        sys.stdout.flush()
+        os._exit(137)   # the worker dies as under kill -9: no cleanup, no exception
+
+
+def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dict[str, Any]) -> dict[str, Any]:
+    """One shard, idempotent: verified and skipped when complete, else rendered. Returns a small summary."""
     cfg = RunConfig.model_validate_json(cfg_json)
-    s = run_shard(cfg, ShardPlan(*plan), Path(out))
-    return {**s.to_json(), "assistant_text": s.assistant_text}
+    sp = ShardPlan(*plan)
+    store = Store(out)
+    stored, why = check_shard(store, sp, cfg.config_hash())
+    if stored is not None:
+        return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "skipped": True, "failures": []}
+    _inject_fault(sp.index, faults)
+    s = run_shard(cfg, sp, store)
+    return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "skipped": False, "redo_reason": why,
+            "failures": s.failures, "assistant_text": s.assistant_text}
 
 
-def generate(cfg: RunConfig, out: str | Path, workers: int = 2, address: str | None = None,
-             force_new_run: bool = False, progress: bool = True) -> RunResult:
-    """Generate (or resume) the dataset of `cfg` into `out`. Complete shards are verified and skipped."""
+def _init_ray(address: str | None, workers: int) -> tuple[bool, int]:
+    """Start an embedded local Ray (address None) or attach to a cluster. Returns (started, CPUs)."""
+    import ray
+    if ray.is_initialized():
+        return False, int(ray.cluster_resources().get("CPU", workers))
+    if address:
+        from jobs.ray_cluster import prepare_client_auth
+        prepare_client_auth()
+        ray.init(address=address, log_to_driver=False)
+        return True, max(1, int(ray.cluster_resources().get("CPU", 1)))
+    # address="local": always a fresh local instance, never a `ray start` cluster found by accident
+    ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
+             object_store_memory=200 * 1024 * 1024)
+    return True, workers
+
+
+def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, address: str | None = None,
+             force_new_run: bool = False, progress: bool | str = True, progress_interval: float = 10.0,
+             max_in_flight: int | None = None,
+             shard_task: Callable[..., dict[str, Any]] | None = None) -> RunResult:
+    """Generate (or resume) the dataset of `cfg` into `out` (a folder or an fsspec URI).
+
+    workers: CPUs of the embedded local Ray (default 2); with `address`, the cluster's CPUs are used
+    unless given. progress: True/"bar" for a rich bar, "log" for plain periodic lines on stderr
+    (what Ray job logs show), False for none. shard_task replaces the per-shard work (benchmarks).
+    """
     import ray
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    _check_previous_run(cfg, out, force_new_run)
-    atomic_write_bytes(out / CONFIG_FILE, dump_config(cfg).encode())
-    (out / MANIFEST).unlink(missing_ok=True)   # rewritten last: its presence means the run finished
+    try:
+        store = Store(out)
+        faults = read_faults()
+    except ValueError as err:
+        raise RunRefused(str(err)) from None
+    store.makedirs()
+    _check_previous_run(cfg, store, force_new_run)
+    store.write_bytes(CONFIG_FILE, dump_config(cfg).encode())
+    store.remove(MANIFEST)   # rewritten last: its presence means the run finished
+    for sub in OUTPUT_DIRS:
+        store.remove_temp_files(sub)   # leftovers of writes cut short by a killed run
 
-    plans = plan_shards(cfg.num, cfg.shard_size)
-    summaries: dict[int, dict[str, Any]] = {}
-    todo: list[ShardPlan] = []
-    for p in plans:
-        s = shard_is_complete(out, p)
-        if s is not None:
-            summaries[p.index] = s
-        else:
-            todo.append(p)
-    res = RunResult(out=out, shards_skipped=len(summaries), speech_tokens=cfg.speech_tokenizer.onnx_path is not None)
+    n_shards = num_shards(cfg.num, cfg.shard_size)
+    res = RunResult(out=store.display(), num=cfg.num, shards=n_shards,
+                    speech_tokens=cfg.speech_tokenizer.onnx_path is not None)
+    entries: dict[int, dict[str, Any]] = {}     # manifest entries only: ~200 bytes per shard
     texts: list[str] = []
     t0 = time.perf_counter()
-    started_ray = False
-    if todo:
-        if not ray.is_initialized():
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                         object_store_memory=200 * 1024 * 1024)
-            started_ray = True
-        task = ray.remote(num_cpus=1, max_retries=cfg.max_shard_attempts - 1, retry_exceptions=True)(_shard_task)
-        cfg_json = cfg.model_dump_json()
-        max_in_flight = max(2, 2 * workers)
+    started_ray, cpus = _init_ray(address, workers or 2)
+    try:
+        if workers is None:
+            workers = cpus
+        limit = max_in_flight or max(2, 2 * workers)
+        task = ray.remote(num_cpus=1, max_retries=cfg.max_shard_attempts - 1, retry_exceptions=True)(
+            shard_task or _shard_task)
+        cfg_ref = ray.put(cfg.model_dump_json())
+        plans: Iterator[ShardPlan] = iter_plans(cfg.num, cfg.shard_size)
         pending: dict[Any, ShardPlan] = {}
-        queue = list(todo)
-        with _Progress(enabled=progress, total=sum(p.stop - p.start for p in plans),
-                       done=sum(s["rows"] + s["failed"] for s in summaries.values())) as bar:
-            while queue or pending:
-                while queue and len(pending) < max_in_flight:
-                    p = queue.pop(0)
-                    pending[task.remote(cfg_json, (p.index, p.start, p.stop), str(out.resolve()))] = p
+        bar = _Progress(progress, total=cfg.num, shards=n_shards, interval=progress_interval)
+        bar.note(f"generating {cfg.num} trajectories in {n_shards} shards into {store.display()} "
+                 f"({workers} CPUs, at most {limit} shard tasks in flight)", always=True)
+        with bar:
+            while True:
+                for p in plans:
+                    pending[task.remote(cfg_ref, (p.index, p.start, p.stop), store.uri, faults)] = p
+                    if len(pending) >= limit:
+                        break
+                if not pending:
+                    break
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     p = pending.pop(ref)
                     try:
                         s = ray.get(ref)
-                    except Exception as err:  # noqa: BLE001 - a shard that failed every retry
+                    except Exception as err:  # noqa: BLE001 - a shard that failed every attempt
+                        msg = _short_error(err)
                         res.shards_incomplete.append(p.index)
-                        bar.note(f"shard {p.index} failed after {cfg.max_shard_attempts} attempts: {err}")
+                        res.shard_errors[p.index] = msg
+                        bar.note(f"shard {p.index} failed all {cfg.max_shard_attempts} attempts: {msg}", always=True)
+                        bar.advance(p.stop - p.start, 0, 0.0, lost=True)
                         continue
-                    texts.extend(s.pop("assistant_text"))
-                    summaries[p.index] = s
-                    res.shards_done += 1
-                    bar.advance(s["rows"], s["failed"], s["audio_s"])
+                    entries[p.index] = {k: s[k] for k in MANIFEST_KEYS}
+                    if s["skipped"]:
+                        res.shards_skipped += 1
+                    else:
+                        res.shards_done += 1
+                        res.new_audio_s += s["audio_s"]
+                        if s.get("redo_reason") and s["redo_reason"] != "missing":
+                            res.shards_redone[p.index] = s["redo_reason"]
+                            bar.note(f"shard {p.index} redone: {s['redo_reason']}", always=True)
+                        texts.extend(s.get("assistant_text", []))
+                        room = MAX_FAILURE_EXAMPLES - len(res.failure_examples)
+                        res.failure_examples.extend(s["failures"][:max(room, 0)])
+                    bar.advance(s["rows"], s["failed"], s["audio_s"], skipped=s["skipped"])
+    finally:
         if started_ray:
             ray.shutdown()
     res.wall_s = time.perf_counter() - t0
-    for s in summaries.values():
-        res.rows += s["rows"]
-        res.failed += s["failed"]
-        res.audio_s += s["audio_s"]
+    res.shards_incomplete.sort()
+    for e in entries.values():
+        res.rows += e["rows"]
+        res.failed += e["failed"]
+        res.audio_s += e["audio_s"]
     res.variety = variety(texts) if texts else {}
     if res.ok:
-        _write_manifest(cfg, out, [summaries[p.index] for p in plans], res)
+        _write_manifest(cfg, store, [entries[i] for i in range(n_shards)], res)
+        res.manifest = store.display(MANIFEST)
     return res
 
 
-def _write_manifest(cfg: RunConfig, out: Path, shards: list[dict[str, Any]], res: RunResult) -> None:
+def _short_error(err: BaseException) -> str:
+    """One line for a Ray task error: the innermost exception, not Ray's wrapper text."""
+    cause = getattr(err, "cause", None)
+    if isinstance(cause, BaseException):
+        return f"{type(cause).__name__}: {cause}".splitlines()[0][:300]
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    tail = next((ln for ln in reversed(lines) if "Error" in ln or "died" in ln or "exit" in ln),
+                lines[-1] if lines else "")
+    return f"{type(err).__name__}: {tail}"[:300]
+
+
+def _write_manifest(cfg: RunConfig, store: Store, shards: list[dict[str, Any]], res: RunResult) -> None:
     from jobs.shards import load_tokenizer
     tok = load_tokenizer(cfg)
     manifest = {
@@ -141,45 +271,78 @@ def _write_manifest(cfg: RunConfig, out: Path, shards: list[dict[str, Any]], res
         "speech_tokenizer": tok.identity() if tok is not None else None,
         "speech_tokens": "s3 25 Hz codebook 6561" if tok is not None else "none: no speech tokenizer configured",
         "tts": {"backend": cfg.tts.backend},
-        "shards": [{k: s[k] for k in ("shard", "path", "rows", "failed", "sha256", "failed_path", "failed_sha256",
-                                      "audio_s")} for s in shards],
+        "shards": shards,
     }
-    atomic_write_json(out / MANIFEST, manifest)
+    store.write_json(MANIFEST, manifest)
+
+
+def _hms(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
 class _Progress:
-    """Live progress: trajectories done and failed, audio hours, throughput, ETA (rich, or log lines)."""
+    """Live progress: trajectories done and failed, audio hours, throughput, ETA.
 
-    def __init__(self, enabled: bool, total: int, done: int) -> None:
-        self.enabled, self.total, self.done = enabled, total, done
-        self.failed, self.audio_s, self.t0 = 0, 0.0, time.perf_counter()
+    mode True/"bar": a rich bar (a terminal); "log": a plain line on stderr every `interval` seconds
+    and at the end (CI logs, Ray job logs); False: nothing but notes.
+    """
+
+    def __init__(self, mode: bool | str, total: int, shards: int, interval: float = 10.0) -> None:
+        self.mode = "bar" if mode is True else (mode or "none")
+        self.total, self.shards, self.interval = total, shards, interval
+        self.done = self.failed = self.skipped = self.lost = self.shards_seen = 0
+        self.audio_s = self.new_audio_s = 0.0
+        self.t0 = self.last = time.perf_counter()
         self._p: Any = None
 
     def __enter__(self) -> "_Progress":
-        if self.enabled:
+        if self.mode == "bar":
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
             self._p = Progress(TextColumn("[bold]generating"), BarColumn(), MofNCompleteColumn(),
                                TextColumn("{task.fields[info]}"), TimeRemainingColumn())
             self._p.start()
-            self._task = self._p.add_task("gen", total=self.total, completed=self.done, info="")
+            self._task = self._p.add_task("gen", total=self.total, completed=0, info="")
         return self
 
-    def advance(self, rows: int, failed: int, audio_s: float) -> None:
-        self.done += rows + failed
-        self.failed += failed
-        self.audio_s += audio_s
+    def line(self) -> str:
         el = max(time.perf_counter() - self.t0, 1e-9)
-        info = f"failed {self.failed}  audio {self.audio_s / 3600:.3f} h  {self.audio_s / el:.1f} audio-s/s"
-        if self._p is not None:
-            self._p.update(self._task, completed=self.done, info=info)
-        elif os.environ.get("DUPLEXSYNTH_LOG_PROGRESS"):
-            print(f"progress {self.done}/{self.total} {info}", flush=True)
+        new = self.done - self.skipped - self.lost
+        rate = new / el
+        left = self.total - self.done
+        eta = _hms(left / rate) if rate > 0 and left > 0 else ("0:00:00" if left <= 0 else "?")
+        return (f"progress {self.done}/{self.total} trajectories ({self.failed} failed"
+                + (f", {self.skipped} verified from an earlier run" if self.skipped else "")
+                + (f", {self.lost} in failed shards" if self.lost else "")
+                + f"), shards {self.shards_seen}/{self.shards}, audio {self.audio_s / 3600:.3f} h, "
+                f"{self.new_audio_s / el:.1f} audio-s/s, {rate:.2f} traj/s, ETA {eta}")
 
-    def note(self, msg: str) -> None:
-        if self._p is not None:
-            self._p.console.print(f"[red]{msg}")
+    def advance(self, rows: int, failed: int, audio_s: float, skipped: bool = False, lost: bool = False) -> None:
+        n = rows + failed
+        self.done += n
+        self.failed += failed
+        self.shards_seen += 1
+        self.audio_s += audio_s
+        if lost:
+            self.lost += n
+        elif skipped:
+            self.skipped += n
         else:
-            print(msg, flush=True)
+            self.new_audio_s += audio_s
+        now = time.perf_counter()
+        if self._p is not None:
+            el = max(now - self.t0, 1e-9)
+            info = f"failed {self.failed}  audio {self.audio_s / 3600:.3f} h  {self.new_audio_s / el:.1f} audio-s/s"
+            self._p.update(self._task, completed=self.done, info=info)
+        elif self.mode == "log" and (now - self.last >= self.interval or self.shards_seen == self.shards):
+            self.last = now
+            print(self.line(), file=sys.stderr, flush=True)
+
+    def note(self, msg: str, always: bool = False) -> None:
+        if self._p is not None:
+            self._p.console.print(msg, markup=False, style="red" if "fail" in msg else None)
+        elif self.mode == "log" or always:
+            print(msg, file=sys.stderr, flush=True)
 
     def __exit__(self, *exc: object) -> None:
         if self._p is not None:
@@ -192,18 +355,26 @@ def summary_text(res: RunResult) -> str:
         f"rows written     {res.rows}",
         f"failed rows      {res.failed}",
         f"audio            {res.audio_s / 3600:.3f} h ({res.audio_s:.0f} s)",
-        f"throughput       {res.audio_s / max(res.wall_s, 1e-9):.1f} audio-s per wall-s over {res.wall_s:.1f} s"
-        + (f" ({res.shards_skipped} shards already complete, skipped)" if res.shards_skipped else ""),
+        f"throughput       {res.new_audio_s / max(res.wall_s, 1e-9):.1f} audio-s per wall-s over {res.wall_s:.1f} s"
+        + f" ({res.shards_done} shard{'' if res.shards_done == 1 else 's'} rendered"
+        + (f", {res.shards_skipped} already complete, verified and skipped" if res.shards_skipped else "") + ")",
         f"speech tokens    {'S3 25 Hz' if res.speech_tokens else 'none (no speech tokenizer configured)'}",
     ]
     if v:
         lines.append(f"variety          distinct-2 {v['distinct_2']:.3f}, top assistant sentence "
                      f"{100 * v['max_sentence_share']:.2f}% of {v['sentences']} (over {v['rows']} rows)")
+    if res.shards_redone:
+        lines.append("redone           " + "; ".join(f"shard {i}: {why}" for i, why in sorted(res.shards_redone.items())))
+    for f in res.failure_examples[:5]:
+        lines.append(f"failed record    {f['id']} ({f['scenario']}): {f['error']}")
     if res.shards_incomplete:
-        lines.append(f"INCOMPLETE       shards {res.shards_incomplete} failed every attempt; rerun to retry")
-    lines.append(f"output           {res.out.resolve()}")
+        lines.append(f"INCOMPLETE       {len(res.shards_incomplete)} of {res.shards} shards failed every attempt; "
+                     "no manifest written; rerun the same command to retry them")
+        for i in res.shards_incomplete[:10]:
+            lines.append(f"  shard {i}: {res.shard_errors.get(i, '')}")
+    lines.append(f"output           {res.out}")
     return "\n".join(lines)
 
 
 def read_manifest(out: str | Path) -> dict[str, Any]:
-    return json.loads((Path(out) / MANIFEST).read_text())
+    return json.loads(Store(out).read_bytes(MANIFEST))

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import time
 import traceback
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generators.registry import scenario_for, trajectory_seed
 from generators.text_bank import split_sentences
-from pipeline.io import atomic_write_json, sha256_file, write_parquet
+from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
 from schemas.config import RunConfig
@@ -35,18 +36,36 @@ class ShardPlan:
         return f"shard-{self.index:05d}"
 
 
+def num_shards(num: int, shard_size: int) -> int:
+    return -(-num // shard_size)
+
+
+def shard_plan(index: int, num: int, shard_size: int) -> ShardPlan:
+    """Shard `index` holds trajectories [index*S, min((index+1)*S, num))."""
+    start = index * shard_size
+    if not 0 <= start < num:
+        raise IndexError(f"shard {index} is outside a run of {num} trajectories in shards of {shard_size}")
+    return ShardPlan(index, start, min(start + shard_size, num))
+
+
+def iter_plans(num: int, shard_size: int) -> Iterator[ShardPlan]:
+    """The shard plans in order, lazily (planning a million shards holds one at a time)."""
+    for i in range(num_shards(num, shard_size)):
+        yield shard_plan(i, num, shard_size)
+
+
 def plan_shards(num: int, shard_size: int) -> list[ShardPlan]:
-    return [ShardPlan(i, s, min(s + shard_size, num)) for i, s in enumerate(range(0, num, shard_size))]
+    return list(iter_plans(num, shard_size))
 
 
 def trajectory_id(run_seed: int, shard: int, index: int) -> str:
     return f"s{run_seed}-{shard:05d}-{index:07d}"
 
 
-def shard_paths(out: Path, plan: ShardPlan) -> dict[str, Path]:
-    d = out / "shards"
-    return {"rows": d / f"{plan.name}.parquet", "failed": out / "failed" / f"{plan.name}.parquet",
-            "summary": out / "summaries" / f"{plan.name}.json"}
+def shard_paths(plan: ShardPlan) -> dict[str, str]:
+    """Where shard `plan` lives, relative to the output root: rows, failure table, summary sidecar."""
+    return {"rows": f"shards/{plan.name}.parquet", "failed": f"failed/{plan.name}.parquet",
+            "summary": f"summaries/{plan.name}.json"}
 
 
 @dataclass
@@ -61,6 +80,7 @@ class ShardSummary:
     audio_s: float
     wall_s: float
     no_speech_tokens: bool
+    config_hash: str = ""
     assistant_text: list[str] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
 
@@ -86,9 +106,15 @@ def assistant_text(row: TrajectoryRow) -> str:
     return " ".join(e.text for e in row.events if e.kind == "assistant_turn")
 
 
-def run_shard(cfg: RunConfig, plan: ShardPlan, out: Path, tts: Any = None, tokenizer: Any = None) -> ShardSummary:
-    """Render and write one shard. A trajectory that raises becomes a FailedRecord; the rest go on."""
+def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any = None,
+              tokenizer: Any = None) -> ShardSummary:
+    """Render and write one shard. A trajectory that raises becomes a FailedRecord; the rest go on.
+
+    Files land under temp names and are renamed into place: the failure table first, then the
+    rows, then the summary sidecar (sha256 of both), so a sidecar always describes whole files.
+    """
     t0 = time.perf_counter()
+    store = out if isinstance(out, Store) else Store(out)
     tts = tts if tts is not None else load_tts(cfg)
     tokenizer = tokenizer if tokenizer is not None else load_tokenizer(cfg)
     weights = cfg.scenarios
@@ -106,37 +132,65 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: Path, tts: Any = None, token
         except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
             failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
                                          error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc()))
-    paths = shard_paths(out, plan)
-    sha = write_parquet(rows_to_table(rows), paths["rows"])
+    paths = shard_paths(plan)
+    store.remove(paths["summary"])   # the old sidecar must not vouch for files being rewritten
     failed_sha = None
     if failures:
-        failed_sha = write_parquet(failures_to_table(failures), paths["failed"])
-    elif paths["failed"].exists():
-        paths["failed"].unlink()
+        failed_sha = store.write_parquet(failures_to_table(failures), paths["failed"])
+    else:
+        store.remove(paths["failed"])
+    sha = store.write_parquet(rows_to_table(rows), paths["rows"])
     summary = ShardSummary(
-        shard=plan.index, path=str(paths["rows"].relative_to(out)), rows=len(rows), failed=len(failures),
-        sha256=sha, failed_path=str(paths["failed"].relative_to(out)) if failures else None,
+        shard=plan.index, path=paths["rows"], rows=len(rows), failed=len(failures),
+        sha256=sha, failed_path=paths["failed"] if failures else None,
         failed_sha256=failed_sha, audio_s=float(sum(r.duration_s for r in rows)),
-        wall_s=time.perf_counter() - t0, no_speech_tokens=tokenizer is None,
+        wall_s=time.perf_counter() - t0, no_speech_tokens=tokenizer is None, config_hash=cfg.config_hash(),
         assistant_text=[assistant_text(r) for r in rows] if plan.start < VARIETY_SAMPLE_ROWS else [],
         failures=[{"id": f.id, "scenario": f.scenario, "error": f.error} for f in failures],
     )
-    atomic_write_json(paths["summary"], summary.to_json())
+    store.write_json(paths["summary"], summary.to_json())
     return summary
 
 
-def shard_is_complete(out: Path, plan: ShardPlan) -> dict[str, Any] | None:
-    """The stored summary if the shard on disk matches its sidecar sha256, else None (redo it)."""
-    paths = shard_paths(out, plan)
+def check_shard(out: str | Path | Store, plan: ShardPlan, config_hash: str | None = None
+                ) -> tuple[dict[str, Any] | None, str]:
+    """(stored summary, "") when the shard's files match its sidecar, else (None, why it must be redone).
+
+    The sidecar (summaries/shard-NNNNN.json) holds the sha256 of the rows file and of the failure
+    table; it is written after both, so a shard without one was interrupted. `config_hash`, when
+    given, must match the one the shard was made with.
+    """
+    store = out if isinstance(out, Store) else Store(out)
+    paths = shard_paths(plan)
     try:
-        summary = json.loads(paths["summary"].read_text())
-        if sha256_file(paths["rows"]) != summary["sha256"]:
-            return None
-        if summary.get("failed_sha256") and sha256_file(paths["failed"]) != summary["failed_sha256"]:
-            return None
-        return summary
-    except (OSError, ValueError, KeyError):
-        return None
+        summary = json.loads(store.read_bytes(paths["summary"]))
+    except FileNotFoundError:
+        return None, "missing" if not store.exists(paths["rows"]) else "no summary sidecar (interrupted)"
+    except (OSError, ValueError) as err:
+        return None, f"unreadable summary sidecar ({type(err).__name__})"
+    try:
+        if summary["shard"] != plan.index or summary["rows"] + summary["failed"] != plan.stop - plan.start:
+            return None, "sidecar describes another shard layout"
+        if config_hash is not None and summary.get("config_hash", config_hash) != config_hash:
+            return None, "made with another config"
+        for key, sha_key in (("path", "sha256"), ("failed_path", "failed_sha256")):
+            if summary.get(sha_key) is None:
+                continue
+            try:
+                actual = store.sha256(summary[key])
+            except (FileNotFoundError, OSError):
+                return None, f"{summary[key]} missing"
+            if actual != summary[sha_key]:
+                return None, f"{summary[key]} sha256 differs from its sidecar (corrupt)"
+    except (KeyError, TypeError):
+        return None, "summary sidecar lacks fields"
+    return summary, ""
+
+
+def shard_is_complete(out: str | Path | Store, plan: ShardPlan, config_hash: str | None = None
+                      ) -> dict[str, Any] | None:
+    """The stored summary if the shard on disk matches its sidecar sha256, else None (redo it)."""
+    return check_shard(out, plan, config_hash)[0]
 
 
 def variety(texts: list[str]) -> dict[str, Any]:

@@ -1,0 +1,356 @@
+"""Ray cluster plumbing for `duplexsynth submit` / `duplexsynth jobs`: client auth, the job package,
+and a local head that can be stopped by its own process ids (tests, benchmarks, trying things out).
+
+Traps this module exists for (Ray 2.60):
+- once `~/.ray/auth_token` exists, `ray start` turns token auth on and every client needs
+  `RAY_AUTH_MODE=token` before Ray reads its config; `prepare_client_auth` sets it;
+- `ray stop` ends every Ray process on the host, so a head is stopped by the ids of the processes it
+  started (all tagged with an environment marker), never by name;
+- Ray Jobs rejects a working_dir over 100 MiB (HTTP 413): the job package is an allow-list of the
+  project's top-level packages plus the job's config, and its size is checked before upload.
+"""
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PACKAGES = ("schemas", "generators", "pipeline", "jobs", "model")   # the project's top-level packages
+PACKAGE_EXCLUDES = ("__pycache__", "*.pyc", "*.pyo", ".pytest_cache", ".mypy_cache", ".ruff_cache",
+                    "*.egg-info", ".git", ".ipynb_checkpoints", "*.parquet", ".*.tmp-*", "*.log")
+PACKAGE_LIMIT = 100 * 1024 * 1024   # Ray Jobs refuses a bigger working_dir (HTTP 413)
+PACKAGE_BUDGET = 50 * 1024 * 1024   # we refuse well before that
+JOB_CONFIG = "job.yaml"
+TAG_ENV = "DUPLEXSYNTH_PROCESS_TAG"
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be reached or refused a request; the message says what to check."""
+
+
+# ------------------------------------------------------------------------------------------ auth
+
+def token_available(env: dict[str, str] | None = None) -> bool:
+    env = os.environ if env is None else env
+    if env.get("RAY_AUTH_TOKEN"):
+        return True
+    path = env.get("RAY_AUTH_TOKEN_PATH") or str(Path.home() / ".ray" / "auth_token")
+    return os.path.isfile(path)
+
+
+def prepare_client_auth() -> str | None:
+    """Make this process present Ray's auth token when one exists and no mode was chosen.
+
+    A head started by `ray start` with a token on disk requires it; a head without auth ignores it.
+    Returns the mode now in effect (None: left to Ray).
+    """
+    mode = os.environ.get("RAY_AUTH_MODE")
+    if mode is None and token_available():
+        os.environ["RAY_AUTH_MODE"] = mode = "token"
+        if "ray" in sys.modules:   # Ray caches its config at import; refresh it
+            with contextlib.suppress(Exception):
+                from ray._raylet import Config
+                Config.initialize("")
+    return mode
+
+
+# ------------------------------------------------------------------------------ job submission
+
+def normalize_dashboard_address(address: str) -> str:
+    address = address.strip().rstrip("/")
+    if "://" not in address:
+        address = f"http://{address}"
+    return address
+
+
+def job_client(address: str | None, timeout: float = 60.0) -> Any:
+    """A JobSubmissionClient for the dashboard at `address`, retrying while the dashboard starts."""
+    address = address or os.environ.get("RAY_API_SERVER_ADDRESS") or os.environ.get("RAY_ADDRESS")
+    if not address:
+        raise ClusterError("no cluster address: pass --address http://HOST:8265 (the Ray dashboard) "
+                           "or set RAY_API_SERVER_ADDRESS")
+    prepare_client_auth()
+    from ray.job_submission import JobSubmissionClient
+    url = normalize_dashboard_address(address)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return JobSubmissionClient(url)
+        except Exception as err:  # noqa: BLE001 - connection refused while starting, auth, ...
+            if "auth" in str(err).lower() or time.monotonic() > deadline:
+                raise ClusterError(f"cannot reach the Ray dashboard at {url}: {err}") from err
+            time.sleep(1.0)
+
+
+def _is_transient(err: Exception) -> bool:
+    text = str(err).lower()
+    return any(s in text for s in ("no available agent", "try again", "503", "502", "connection"))
+
+
+def submit_job(client: Any, entrypoint: str, runtime_env: dict[str, Any], submission_id: str | None = None,
+               metadata: dict[str, str] | None = None, timeout: float = 120.0) -> str:
+    """Submit, retrying while the cluster's job agent is not up yet ("No available agent")."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return client.submit_job(entrypoint=entrypoint, runtime_env=runtime_env,
+                                     submission_id=submission_id, metadata=metadata or {},
+                                     entrypoint_num_cpus=0)
+        except Exception as err:  # noqa: BLE001
+            if "413" in str(err):
+                raise ClusterError(f"the cluster refused the job package as too large: {err}") from err
+            if not _is_transient(err) or time.monotonic() > deadline:
+                raise ClusterError(f"job submission failed: {err}") from err
+            time.sleep(2.0)
+
+
+def follow_job(client: Any, job_id: str, stream: Any = None, poll_s: float = 1.0,
+               timeout: float | None = None) -> Any:
+    """Print the job's logs as they grow until it ends; returns its final JobDetails."""
+    stream = stream or sys.stdout
+    seen = 0
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        status = client.get_job_status(job_id)
+        logs = client.get_job_logs(job_id)
+        if len(logs) > seen:
+            stream.write(logs[seen:])
+            stream.flush()
+            seen = len(logs)
+        if status.is_terminal():
+            return client.get_job_info(job_id)
+        if deadline is not None and time.monotonic() > deadline:
+            raise ClusterError(f"job {job_id} still {status} after {timeout:.0f} s")
+        time.sleep(poll_s)
+
+
+def job_exit_code(info: Any) -> int:
+    """0 when the job succeeded, else the driver's exit code (3: incomplete shards), else 1."""
+    status = str(getattr(info.status, "value", info.status))
+    if status == "SUCCEEDED":
+        return 0
+    code = getattr(info, "driver_exit_code", None)
+    return code if isinstance(code, int) and code > 0 else 1
+
+
+# ------------------------------------------------------------------------------- job package
+
+def project_root() -> Path:
+    """The folder that holds the top-level packages (the repo root, or site-packages)."""
+    import jobs
+    return Path(jobs.__file__).resolve().parent.parent
+
+
+def _ignore(directory: str, names: list[str]) -> set[str]:
+    return {n for n in names if any(fnmatch.fnmatch(n, pat) for pat in PACKAGE_EXCLUDES)}
+
+
+@dataclass
+class JobPackage:
+    path: Path
+    bytes: int
+    files: int
+    largest: list[tuple[str, int]] = field(default_factory=list)
+
+
+def stage_job_package(dest: Path, config_yaml: str, root: Path | None = None,
+                      budget: int = PACKAGE_BUDGET) -> JobPackage:
+    """Build the job's working_dir: the top-level packages (no caches, outputs or Parquet) and job.yaml."""
+    root = root or project_root()
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in PACKAGES:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, dest / name, ignore=_ignore, dirs_exist_ok=True)
+    (dest / JOB_CONFIG).write_text(config_yaml)
+    sizes = [(str(p.relative_to(dest)), p.stat().st_size) for p in dest.rglob("*") if p.is_file()]
+    total = sum(s for _, s in sizes)
+    pkg = JobPackage(dest, total, len(sizes), sorted(sizes, key=lambda t: -t[1])[:5])
+    if total > budget:
+        top = ", ".join(f"{n} ({s / 2**20:.1f} MiB)" for n, s in pkg.largest)
+        raise ClusterError(f"the job package is {total / 2**20:.1f} MiB (limit {budget / 2**20:.0f} MiB; Ray "
+                           f"refuses {PACKAGE_LIMIT / 2**20:.0f} MiB); largest files: {top}")
+    return pkg
+
+
+# -------------------------------------------------------------------- a local head, by its pids
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _proc_stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time) of a process from /proc, None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return fields[0].decode(), int(fields[1]), int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _alive(pid: int, started: int | None = None) -> bool:
+    """Running (a zombie has already died) and, when `started` is given, still the same process."""
+    st = _proc_stat(pid)
+    return st is not None and st[0] not in ("Z", "X") and (started is None or st[2] == started)
+
+
+def _pids() -> list[int]:
+    return [int(n) for n in os.listdir("/proc") if n.isdigit()]
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below `pid` in the process tree (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for p in _pids():
+        st = _proc_stat(p)
+        if st is not None:
+            children.setdefault(st[1], []).append(p)
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def tagged_processes(tag: str) -> list[int]:
+    """Live processes whose environment carries TAG_ENV=tag: everything a tagged process started,
+    including the ones Ray moves into sessions of their own (workers, job drivers)."""
+    needle = f"{TAG_ENV}={tag}".encode()
+    found = []
+    for p in _pids():
+        if p == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{p}/environ", "rb") as f:
+                if needle in f.read().split(b"\0") and _alive(p):
+                    found.append(p)
+        except OSError:
+            continue
+    return found
+
+
+def kill_tree(root_pid: int | None, tag: str | None, grace_s: float = 2.0, timeout_s: float = 20.0
+              ) -> list[int]:
+    """SIGKILL a process group we created, its descendants and every process carrying `tag`.
+
+    After killing the group, waits up to `grace_s` for the rest to exit on their own (Ray's fate
+    sharing), then kills the stragglers by id. Returns the stragglers' ids. Never matches by name.
+    """
+    def snapshot(found: list[int]) -> None:
+        for p in found:
+            st = _proc_stat(p)
+            if st is not None:
+                pids.setdefault(p, st[2])   # pid -> start time: a reused pid is never mistaken for ours
+
+    pids: dict[int, int] = {}
+    if root_pid is not None:
+        snapshot([root_pid, *descendants(root_pid)])
+    if tag is not None:
+        snapshot(tagged_processes(tag))
+    if root_pid is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(root_pid, signal.SIGKILL)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and any(_alive(p, t) for p, t in pids.items()):
+        time.sleep(0.1)
+    if tag is not None:   # anything started since the snapshot
+        snapshot(tagged_processes(tag))
+    killed = []
+    for p, t in sorted(pids.items()):
+        if _alive(p, t):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(p, signal.SIGKILL)
+                killed.append(p)
+    deadline = time.monotonic() + timeout_s
+    while any(_alive(p, t) for p, t in pids.items()):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"processes survived SIGKILL: {[p for p, t in pids.items() if _alive(p, t)]}")
+        time.sleep(0.1)
+    return killed
+
+
+class LocalHead:
+    """`ray start --head --block` on 127.0.0.1 with the dashboard, owned by this process.
+
+    Every process it starts inherits TAG_ENV, so `stop()` ends exactly those (group, descendants,
+    tagged stragglers such as job drivers and workers, which Ray puts in sessions of their own).
+    """
+
+    def __init__(self, num_cpus: int = 2, temp_root: str = "/tmp") -> None:
+        self.num_cpus = num_cpus
+        # short: Ray's unix socket paths live under it and must stay under ~107 bytes
+        self.temp_dir = tempfile.mkdtemp(prefix="dsr-", dir=temp_root)
+        self.tag = uuid.uuid4().hex
+        self.gcs_port, self.dashboard_port = free_port(), free_port()
+        self.proc: subprocess.Popen | None = None
+        self.log_path = Path(self.temp_dir) / "head.log"
+
+    @property
+    def gcs_address(self) -> str:
+        return f"127.0.0.1:{self.gcs_port}"
+
+    @property
+    def dashboard_url(self) -> str:
+        return f"http://127.0.0.1:{self.dashboard_port}"
+
+    def start(self, timeout: float = 120.0) -> "LocalHead":
+        ray_bin = shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
+        cmd = [ray_bin, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={self.gcs_port}",
+               "--dashboard-host=127.0.0.1", f"--dashboard-port={self.dashboard_port}", "--include-dashboard=true",
+               f"--num-cpus={self.num_cpus}", f"--temp-dir={self.temp_dir}", "--disable-usage-stats"]
+        env = {**os.environ, TAG_ENV: self.tag}
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                if self.proc.poll() is not None:
+                    raise ClusterError(f"ray start exited with {self.proc.returncode}: {self.log_tail()}")
+                try:
+                    job_client(self.dashboard_url, timeout=1.0).list_jobs()
+                    return self
+                except ClusterError:
+                    if time.monotonic() > deadline:
+                        raise ClusterError(f"dashboard not up after {timeout:.0f} s: {self.log_tail()}") from None
+                    time.sleep(0.5)
+        except BaseException:
+            self.stop()
+            raise
+
+    def log_tail(self, n: int = 3000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-n:]
+        except OSError:
+            return ""
+
+    def stop(self) -> list[int]:
+        """Kill the head's processes by id; returns the stragglers that needed a kill of their own."""
+        if self.proc is None:
+            return []
+        killed = kill_tree(self.proc.pid, self.tag)
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=10)
+        self.proc = None
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
+        return killed
+
+    def __enter__(self) -> "LocalHead":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
