@@ -12,6 +12,8 @@ import sys
 SUBCOMMANDS: tuple[str, ...] = (
     "jobs.generate_cmd",   # generate
     "jobs.validate_cmd",   # validate
+    "jobs.submit_cmd",     # submit (a Ray Job on a cluster)
+    "jobs.jobs_cmd",       # jobs status|logs|stop|list
     "jobs.preview_cmd",    # preview
     "jobs.export_cmd",     # export
     "model.train_cmd",     # train, eval-decisions

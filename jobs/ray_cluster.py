@@ -74,8 +74,11 @@ def normalize_dashboard_address(address: str) -> str:
     return address
 
 
-def job_client(address: str | None, timeout: float = 60.0) -> Any:
-    """A JobSubmissionClient for the dashboard at `address`, retrying while the dashboard starts."""
+def job_client(address: str | None, timeout: float | None = None) -> Any:
+    """A JobSubmissionClient for the dashboard at `address`, retrying while the dashboard starts
+    (for `timeout` s; default $DUPLEXSYNTH_CLUSTER_TIMEOUT or 60)."""
+    if timeout is None:
+        timeout = float(os.environ.get("DUPLEXSYNTH_CLUSTER_TIMEOUT", "60"))
     address = address or os.environ.get("RAY_API_SERVER_ADDRESS") or os.environ.get("RAY_ADDRESS")
     if not address:
         raise ClusterError("no cluster address: pass --address http://HOST:8265 (the Ray dashboard) "
@@ -290,8 +293,9 @@ class LocalHead:
     tagged stragglers such as job drivers and workers, which Ray puts in sessions of their own).
     """
 
-    def __init__(self, num_cpus: int = 2, temp_root: str = "/tmp") -> None:
+    def __init__(self, num_cpus: int = 2, temp_root: str = "/tmp", env: dict[str, str] | None = None) -> None:
         self.num_cpus = num_cpus
+        self.env = dict(os.environ if env is None else env)
         # short: Ray's unix socket paths live under it and must stay under ~107 bytes
         self.temp_dir = tempfile.mkdtemp(prefix="dsr-", dir=temp_root)
         self.tag = uuid.uuid4().hex
@@ -312,7 +316,7 @@ class LocalHead:
         cmd = [ray_bin, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={self.gcs_port}",
                "--dashboard-host=127.0.0.1", f"--dashboard-port={self.dashboard_port}", "--include-dashboard=true",
                f"--num-cpus={self.num_cpus}", f"--temp-dir={self.temp_dir}", "--disable-usage-stats"]
-        env = {**os.environ, TAG_ENV: self.tag}
+        env = {**self.env, TAG_ENV: self.tag}
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          start_new_session=True)
@@ -342,7 +346,7 @@ class LocalHead:
         """Kill the head's processes by id; returns the stragglers that needed a kill of their own."""
         if self.proc is None:
             return []
-        killed = kill_tree(self.proc.pid, self.tag)
+        killed = kill_tree(self.proc.pid, self.tag, grace_s=2.0)
         with contextlib.suppress(Exception):
             self.proc.wait(timeout=10)
         self.proc = None
