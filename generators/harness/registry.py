@@ -152,18 +152,24 @@ def execute(call: ToolCall, state: HarnessState) -> tuple[Status, str, dict[str,
     return "ok", plain_text(text.rstrip(".") + "."), fields
 
 
-def draw_latency(tool: str, cfg: HarnessConfig, rng: np.random.Generator) -> float:
+def draw_latency(tool: str, cfg: HarnessConfig, rng: np.random.Generator,
+                 quantiles: tuple[float, float] = (0.0, 1.0)) -> float:
+    """Lognormal latency by inverse CDF; `quantiles` restricts the draw to a band of the same distribution
+    (e.g. (0.8, 0.99) for a slow call), which is how out-of-order results are made likely, not forced."""
+    from scipy.special import ndtri
+    lo, hi = quantiles
+    z = float(ndtri(min(max(rng.uniform(lo, hi), 1e-9), 1 - 1e-9)))
     tc = cfg.tools[tool]
-    return float(round(min(tc.latency_max_s, max(0.2, tc.latency_median_s * np.exp(rng.normal(0, tc.latency_sigma)))), 3))
+    return float(round(min(tc.latency_max_s, max(0.2, tc.latency_median_s * np.exp(tc.latency_sigma * z))), 3))
 
 
 def run_task(task_id: str, call: ToolCall, cfg: HarnessConfig, rng: np.random.Generator, state: HarnessState,
-             force: Status | None = None) -> Execution:
+             force: Status | None = None, quantiles: tuple[float, float] = (0.0, 1.0)) -> Execution:
     """Execute with a drawn latency and failure mode (`force` pins the mode, for outcome scenarios)."""
     if call.tool not in cfg.tools:
         raise ValueError(f"tool {call.tool!r} is not enabled in the harness config")
     tc = cfg.tools[call.tool]
-    latency = draw_latency(call.tool, cfg, rng)
+    latency = draw_latency(call.tool, cfg, rng, quantiles)
     u = float(rng.random())
     mode: Status = force or ("error" if u < tc.p_error else "timeout" if u < tc.p_error + tc.p_timeout
                              else "partial" if u < tc.p_error + tc.p_timeout + tc.p_partial else "ok")

@@ -13,8 +13,9 @@ from schemas.script import Delegation, ScriptTurn
 
 
 def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | None = None,
-          **links: str) -> tuple[Delegation, Execution]:
-    ex = run_task(task_id, content.call, p.harness, p.rng, p.harness_state, force=force)  # type: ignore[arg-type]
+          quantiles: tuple[float, float] = (0.0, 1.0), **links: str) -> tuple[Delegation, Execution]:
+    ex = run_task(task_id, content.call, p.harness, p.rng, p.harness_state, force=force,  # type: ignore[arg-type]
+                  quantiles=quantiles)
     outcome = "relayed" if ex.status in ("ok", "partial") else "fallback"
     return Delegation(task_id=task_id, tool=ex.tool, request=content.request, args=ex.args, latency_s=ex.latency_s,
                       result=ex.text, status=ex.status, outcome=outcome, **links), ex
@@ -41,17 +42,33 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     return c.domain, turns
 
 
+SLOW_TOOLS = ("search", "weather", "calendar")
+
+
 def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
-    """Several tasks in flight; results come back in whatever order they finish."""
-    first = tb.draw_delegation(p.rng, tools=p.tools)
+    """Several tasks in flight; results come back in whatever order they finish.
+
+    In most sessions the first call goes to a slow tool and draws from the slow tail of its latency
+    distribution while later calls draw from the fast half, so later results overtake it.
+    """
+    overtake = p.rng.random() < 0.7
+    slow = tuple(t for t in SLOW_TOOLS if t in p.tools)
+    overtake = overtake and bool(slow)
+    first = tb.draw_delegation(p.rng, tools=slow if overtake else p.tools)
     contents = [first]
     for _ in range(int(p.rng.integers(1, 3))):
         contents.append(tb.draw_delegation(p.rng, tools=p.tools, exclude_domain=contents[-1].domain))
-    turns: list[ScriptTurn] = []
+    # asked together in one turn (acknowledged back to back) or one after another
+    together = p.rng.random() < 0.5
+    turns: list[ScriptTurn] = [p.user(" ".join(c.user_request for c in contents))] if together else []
     acts: list[ScriptTurn] = []
     for k, c in enumerate(contents, start=1):
-        d, ex = _task(p, f"t{k}", c)
-        turns += [p.user(c.user_request), p.assistant(c.ack, delegate=d)]
+        band = ((0.9, 0.999) if k == 1 else (0.0, 0.5)) if overtake else (0.0, 1.0)
+        d, ex = _task(p, f"t{k}", c, quantiles=band)
+        if together:
+            turns.append(p.assistant(c.ack, delegate=d, trigger="user" if k == 1 else "follow"))
+        else:
+            turns += [p.user(c.user_request), p.assistant(c.ack, delegate=d)]
         acts.append(_act_on(p, c, d, ex))
     return first.domain, turns + _maybe_smalltalk(p, 0.4) + acts
 
