@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from generators.registry import GENERATOR_VERSION
-from jobs.shards import ShardPlan, check_shard, iter_plans, num_shards, run_shard, variety
+from jobs.shards import ShardPlan, check_shard, iter_plans, num_shards, run_shard, shard_paths, variety
 from pipeline.io import Store
 from schemas.config import ConfigError, RunConfig, dump_config, parse_config
 
@@ -184,7 +184,7 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     n_shards = num_shards(cfg.num, cfg.shard_size)
     res = RunResult(out=store.display(), num=cfg.num, shards=n_shards,
                     speech_tokens=cfg.speech_tokenizer.onnx_path is not None)
-    entries: dict[int, dict[str, Any]] = {}     # manifest entries only: ~200 bytes per shard
+    entries: dict[int, tuple] = {}     # compact manifest entries (_pack), a couple of hundred bytes a shard
     texts: list[str] = []
     t0 = time.perf_counter()
     started_ray, cpus = _init_ray(address, workers or 2)
@@ -220,7 +220,10 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
                         bar.note(f"shard {p.index} failed all {cfg.max_shard_attempts} attempts: {msg}", always=True)
                         bar.advance(p.stop - p.start, 0, 0.0, lost=True)
                         continue
-                    entries[p.index] = {k: s[k] for k in MANIFEST_KEYS}
+                    entries[p.index] = _pack(s)
+                    res.rows += s["rows"]
+                    res.failed += s["failed"]
+                    res.audio_s += s["audio_s"]
                     if s["skipped"]:
                         res.shards_skipped += 1
                     else:
@@ -238,15 +241,25 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
             ray.shutdown()
     res.wall_s = time.perf_counter() - t0
     res.shards_incomplete.sort()
-    for e in entries.values():
-        res.rows += e["rows"]
-        res.failed += e["failed"]
-        res.audio_s += e["audio_s"]
     res.variety = variety(texts) if texts else {}
     if res.ok:
-        _write_manifest(cfg, store, [entries[i] for i in range(n_shards)], res)
+        _write_manifest(cfg, store, (_unpack(i, entries[i]) for i in range(n_shards)), res)
         res.manifest = store.display(MANIFEST)
     return res
+
+
+def _pack(s: dict[str, Any]) -> tuple:
+    """A shard's manifest entry in ~150 bytes (paths follow from the index, digests as bytes)."""
+    return (s["rows"], s["failed"], bytes.fromhex(s["sha256"]),
+            bytes.fromhex(s["failed_sha256"]) if s.get("failed_sha256") else None, float(s["audio_s"]))
+
+
+def _unpack(index: int, e: tuple) -> dict[str, Any]:
+    rows, failed, sha, failed_sha, audio_s = e
+    paths = shard_paths(ShardPlan(index, 0, 0))
+    return {"shard": index, "path": paths["rows"], "rows": rows, "failed": failed, "sha256": sha.hex(),
+            "failed_path": paths["failed"] if failed_sha is not None else None,
+            "failed_sha256": failed_sha.hex() if failed_sha is not None else None, "audio_s": audio_s}
 
 
 def _short_error(err: BaseException) -> str:
@@ -260,10 +273,11 @@ def _short_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {tail}"[:300]
 
 
-def _write_manifest(cfg: RunConfig, store: Store, shards: list[dict[str, Any]], res: RunResult) -> None:
+def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any]], res: RunResult) -> None:
+    """manifest.json, streamed one shard entry at a time (a million shards never sit in memory as JSON)."""
     from jobs.shards import load_tokenizer
     tok = load_tokenizer(cfg)
-    manifest = {
+    head = {
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),
         "config": cfg.model_dump(mode="json"),
@@ -271,9 +285,13 @@ def _write_manifest(cfg: RunConfig, store: Store, shards: list[dict[str, Any]], 
         "speech_tokenizer": tok.identity() if tok is not None else None,
         "speech_tokens": "s3 25 Hz codebook 6561" if tok is not None else "none: no speech tokenizer configured",
         "tts": {"backend": cfg.tts.backend},
-        "shards": shards,
     }
-    store.write_json(MANIFEST, manifest)
+    with store.open_atomic(MANIFEST) as f:
+        f.write(json.dumps(head, indent=2, sort_keys=True)[:-2].encode())   # without the closing "\n}"
+        f.write(b',\n  "shards": [')
+        for i, entry in enumerate(shards):
+            f.write((",\n    " if i else "\n    ").encode() + json.dumps(entry, sort_keys=True).encode())
+        f.write(b"\n  ]\n}\n")
 
 
 def _hms(seconds: float) -> str:

@@ -14,6 +14,7 @@ import json
 import os
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -217,6 +218,27 @@ class Store:
             return
         with tempfile.NamedTemporaryFile(prefix="duplexsynth-") as f:
             f.write(data)
+            f.flush()
+            self._put(f.name, rel)
+
+    @contextlib.contextmanager
+    def open_atomic(self, rel: str) -> Iterator[Any]:
+        """A binary file to write `rel` through, streamed; it appears whole on a clean exit, else not at all."""
+        if self.local is not None:
+            path = Path(self.path(rel))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
+            try:
+                with open(tmp, "wb") as f:
+                    yield f
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+            return
+        with tempfile.NamedTemporaryFile(prefix="duplexsynth-") as f:
+            yield f
             f.flush()
             self._put(f.name, rel)
 
