@@ -189,9 +189,11 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     t0 = time.perf_counter()
     started_ray, cpus = _init_ray(address, workers or 2)
     try:
+        elastic = workers is None and max_in_flight is None and (address is not None or not started_ray)
         if workers is None:
             workers = cpus
         limit = max_in_flight or max(2, 2 * workers)
+        refreshed = time.monotonic()
         task = ray.remote(num_cpus=1, max_retries=cfg.max_shard_attempts - 1, retry_exceptions=True)(
             shard_task or _shard_task)
         cfg_ref = ray.put(cfg.model_dump_json())
@@ -209,6 +211,9 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
                 if not pending:
                     break
                 ready, _ = ray.wait(list(pending), num_returns=1)
+                if elastic and time.monotonic() - refreshed > 10:   # nodes join and leave (autoscaling, preemption)
+                    refreshed = time.monotonic()
+                    limit = max(2, 2 * int(ray.cluster_resources().get("CPU", 0)))
                 for ref in ready:
                     p = pending.pop(ref)
                     try:
