@@ -27,7 +27,8 @@ import pytest
 
 from jobs.ray_cluster import TAG_ENV, kill_tree, tagged_processes
 from jobs.runner import RunRefused, generate
-from jobs.shards import ShardPlan, check_shard, iter_plans, num_shards, run_shard, shard_plan, trajectory_id
+from jobs.shards import (ShardPlan, check_shard, iter_plans, num_shards, run_shard, shard_paths, shard_plan,
+                         trajectory_id)
 from pipeline.io import Store
 from schemas.config import RunConfig, dump_config
 
@@ -251,8 +252,9 @@ def test_memory_uri_store_round_trip_and_corruption(espeak):
     plan = ShardPlan(0, 0, 2)
     s = run_shard(cfg, plan, store, tts=espeak)
     assert store.listdir("shards") == ["shard-00000.parquet"] and store.listdir("summaries") == ["shard-00000.json"]
-    assert check_shard(store, plan, cfg.config_hash()) == (json.loads(store.read_bytes(s.path.replace(
-        "shards/", "summaries/").replace(".parquet", ".json"))), "")
+    sidecar = json.loads(store.read_bytes(shard_paths(plan)["summary"]))
+    assert sidecar["sha256"] == s.sha256 and sidecar["config_hash"] == cfg.config_hash()
+    assert check_shard(store, plan, cfg.config_hash()) == (sidecar, "")
     assert check_shard(store, plan, "another-config")[1] == "made with another config"
     data = bytearray(store.read_bytes(s.path))
     data[100] ^= 1
