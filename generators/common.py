@@ -7,7 +7,8 @@ import numpy as np
 
 from generators import voices as vx
 from generators.harness import HarnessState
-from schemas.config import HarnessConfig, Range, TimingConfig
+from generators import timing as timing_draws
+from schemas.config import Dist, HarnessConfig, Range, TimingConfig
 from schemas.script import Overlay, ScriptTurn, VoiceSpec, phrase_boundaries
 
 
@@ -31,6 +32,7 @@ class Planner:
     harness: HarnessConfig = field(default_factory=HarnessConfig)
     harness_state: HarnessState = field(default_factory=HarnessState)   # per trajectory: the calendar
     _n: int = 0
+    _control: "timing_draws.ControlSpec | None" = None   # the session's closed-loop timing targets
 
     @property
     def tools(self) -> tuple[str, ...]:
@@ -46,8 +48,9 @@ class Planner:
         return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg),
                    harness=harness or HarnessConfig())
 
-    def draw(self, r: Range) -> float:
-        return float(round(self.rng.uniform(r.lo, r.hi), 4))
+    def draw(self, r: Range | Dist) -> float:
+        """A timing draw: uniform over a Range (as always), or any Dist (generators/timing.py)."""
+        return timing_draws.sample(self.rng, r)
 
     def next_id(self, prefix: str) -> str:
         self._n += 1
@@ -60,8 +63,28 @@ class Planner:
 
     def user(self, text: str, **kw: object) -> ScriptTurn:
         t = self.timing
+        gap, eot = self.draw(t.user_gap_s), self.draw(t.eot_s)
+        attrs = dict(kw.pop("attrs", {}) or {})  # type: ignore[call-overload]
+        # Realism draws happen only when switched on, so default configs draw what they always did.
+        if t.silence_prob > 0 and self.rng.random() < t.silence_prob:   # a silent stretch before the turn
+            gap = self.draw(t.silence_s)
+            attrs["silent_stretch"] = "1"
+        elif t.controller_gain > 0:   # closed-loop timing (compose._place_user)
+            attrs.update(self.control_spec().to_attrs())
         return ScriptTurn(id=self.next_id("u"), role="user", text=text, voice=self.cast.user,
-                          gap_s=self.draw(t.user_gap_s), eot_s=self.draw(t.eot_s), **kw)
+                          gap_s=gap, eot_s=eot, attrs=attrs, **kw)
+
+    def control_spec(self) -> "timing_draws.ControlSpec":
+        """The session's closed-loop targets, drawn once (at the first user turn that needs them)."""
+        if self._control is None:
+            t = self.timing
+            gap_lo, gap_hi = timing_draws.support(t.user_gap_s)
+            pause_lo, pause_hi = timing_draws.support(t.pause_s)
+            self._control = timing_draws.ControlSpec(
+                gap_pm=self.draw(t.target_gap_per_min), overlap_pm=self.draw(t.target_overlap_per_min),
+                pause_pm=self.draw(t.target_pause_per_min), gain=t.controller_gain, gap_lo=gap_lo,
+                gap_hi=gap_hi, pause_lo=pause_lo, pause_hi=pause_hi)
+        return self._control
 
     def assistant(self, text: str, **kw: object) -> ScriptTurn:
         return ScriptTurn(id=self.next_id("a"), role="assistant", text=text, voice=self.cast.assistant,

@@ -17,6 +17,8 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jobs.preview_cmd",    # preview
     "jobs.export_cmd",     # export
     "model.train_cmd",     # train, eval-decisions
+    "jobs.stats_cmd",      # stats
+    "jobs.fit_timing_cmd",  # fit-timing
 )
 
 

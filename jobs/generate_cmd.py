@@ -12,6 +12,7 @@ import sys
 def add_run_args(p: argparse.ArgumentParser) -> None:
     """The options that decide what a run makes (shared with `duplexsynth submit`)."""
     p.add_argument("--config", help="YAML run config (default: embedded defaults)")
+    p.add_argument("--preset", help="start from a bundled preset (schemas/presets: natural); --config merges over it")
     p.add_argument("--num", type=int, help="number of trajectories")
     p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
     p.add_argument("--seed", type=int, help="run seed")
@@ -25,7 +26,7 @@ def resolve_config(args: argparse.Namespace):
     overrides = {"num": args.num, "seed": args.seed, "shard_size": args.shard_size}
     if args.scenario:
         overrides["scenarios"] = {s: 1.0 for s in args.scenario}
-    return load_config(args.config, overrides)
+    return load_config(args.config, overrides, preset=getattr(args, "preset", None))
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
-from pipeline.render import realised_snr_db
+from pipeline.render import realised_snrs
 from pipeline.units import FLOOR_TAKING, attrs_of, slice_units
 from schemas.trajectory import TrajectoryRow
 
@@ -169,13 +169,8 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None) -> list[
 
     _check_tasks(row.id, events, attrs, turns, bad)
 
-    # Realised SNR matches the recorded draw.
-    acoustics = json.loads(row.meta).get("acoustics", {})
-    if acoustics.get("noise"):
-        est = realised_snr_db(user, events, acoustics, sr)
-        drawn = acoustics["noise"]["snr_db"]
-        if est is None or abs(est - drawn) > SNR_TOLERANCE_DB:
-            bad("snr", f"realised SNR {est} dB vs drawn {drawn:.2f} dB")
+    # Realised SNR of every noise component matches its draw; no clipping (check_acoustics below).
+    v.extend(check_acoustics(row, user, asst))
     return v
 
 
@@ -244,3 +239,35 @@ def _check_relay(row: TrajectoryRow, ready_s: float, turn_id: str, turns: list[A
     for o in turns:
         if o.id != t.id and o.start_s <= t.start_s < o.end_s:
             bad(rule, f"{turn_id} starts in the middle of {o.id}")
+
+
+# ----------------------------------------------------------------------------- acoustics (realism)
+
+CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
+
+
+def check_acoustics(row: TrajectoryRow, user: np.ndarray, asst: np.ndarray) -> list[Violation]:
+    """Every noise component's realised SNR within SNR_TOLERANCE_DB of its draw, and no clipped sample.
+
+    The user channel holds gain * (room(own speech) + other talkers + echo + noises) (pipeline/render);
+    each non-speech component is rebuilt from meta["acoustics"] (seeds, bank talkers and offsets,
+    file path + sha256 + offset, echo delay and gain from the stored assistant channel, RIR seeds)
+    and subtracted, and what is left is compared with each noise over the user-speech mask.
+    """
+    out: list[Violation] = []
+    meta = json.loads(row.meta)
+    acoustics = meta.get("acoustics") or {}
+    for name, x in (("user_audio", user), ("assistant_audio", asst)):
+        if len(x) and float(np.max(np.abs(x))) >= CLIP_LEVEL:
+            out.append(Violation(row.id, "clip", f"{name} reaches full scale (clipped)"))
+    if not (acoustics.get("noise") or acoustics.get("noises")):
+        return out
+    try:
+        snrs = realised_snrs(user, row.events, acoustics, row.sample_rate, assistant=asst,
+                             tts_identity=meta.get("tts"))
+    except (ValueError, OSError) as err:
+        return out + [Violation(row.id, "snr", f"cannot rebuild the recorded noise: {err}")]
+    for name, (drawn, est) in snrs.items():
+        if not np.isfinite(est) or abs(est - drawn) > SNR_TOLERANCE_DB:
+            out.append(Violation(row.id, "snr", f"{name}: realised SNR {est:.2f} dB vs drawn {drawn:.2f} dB"))
+    return out

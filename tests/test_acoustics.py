@@ -89,3 +89,224 @@ def test_fade_out_and_cut():
     y = ac.fade_out_and_cut(x, 8000, 480)
     assert len(y) == 8000 and y[7519] == pytest.approx(0.5) and abs(y[-1]) < 1e-6
     assert np.all(np.diff(y[-480:]) <= 1e-9)
+
+
+# ----------------------------------------------------------------------------- realism: the full mic
+
+import json  # noqa: E402
+
+import soundfile as sf  # noqa: E402
+
+from pipeline import noises, rooms  # noqa: E402
+from pipeline.io import decode_audio  # noqa: E402
+from pipeline.render import mic_scale, realised_snrs, render_trajectory  # noqa: E402
+from pipeline.validate import validate_row  # noqa: E402
+from schemas.config import AcousticsConfig, RunConfig  # noqa: E402
+
+EVERYTHING = dict(noise_prob=1.0, babble_prob=1.0, hum_prob=1.0, reverb_prob=1.0, echo_prob=1.0, gain_prob=1.0)
+
+
+def _render(espeak, seed=3, scenario="backchannel", **acoustics):
+    cfg = RunConfig(acoustics=AcousticsConfig(**acoustics))
+    row = render_trajectory(cfg=cfg, traj_id="t", seed=seed, scenario=scenario, tts=espeak)
+    user, sr = decode_audio(row.user_audio.bytes)
+    asst, _ = decode_audio(row.assistant_audio.bytes)
+    return row, user, asst, json.loads(row.meta)["acoustics"]
+
+
+@pytest.fixture(scope="module")
+def noise_dir(tmp_path_factory):
+    """A MUSAN/DNS-like folder: nested, mixed formats and rates, stereo."""
+    root = tmp_path_factory.mktemp("noises")
+    rng = np.random.default_rng(1)
+    (root / "noise" / "free-sound").mkdir(parents=True)
+    t = np.arange(3 * 8000) / 8000
+    hvac = 0.2 * np.sin(2 * np.pi * 120 * t) + 0.05 * rng.standard_normal(len(t))
+    sf.write(root / "noise" / "free-sound" / "hvac.wav", hvac, 8000)
+    street = 0.1 * rng.standard_normal((5 * 22050, 2))
+    sf.write(root / "noise" / "street.flac", street, 22050)
+    (root / "README.txt").write_text("not audio")
+    return root
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_every_component_realised_snr_within_half_db(espeak, noise_dir, seed):
+    row, user, asst, ac_meta = _render(espeak, seed=seed, noise_file_prob=1.0, noise_dir=noise_dir,
+                                       reverb_kinds=("exp",), **EVERYTHING)
+    kinds = {m["kind"] for m in ac_meta["noises"]}
+    assert kinds == {"babble", "hum", "file"} and ac_meta["noise"] and ac_meta["echo"] and ac_meta["reverb"]
+    snrs = realised_snrs(user, row.events, ac_meta, row.sample_rate, assistant=asst, tts=espeak)
+    assert set(snrs) == {"noise", "noise.babble", "noise.hum", "noise.file"}
+    for name, (drawn, realised) in snrs.items():
+        assert abs(realised - drawn) < 0.5, (name, drawn, realised)
+    assert validate_row(row, expect_tokens=False) == []
+    file_meta = next(m for m in ac_meta["noises"] if m["kind"] == "file")
+    assert file_meta["path"] in ("noise/street.flac", "noise/free-sound/hvac.wav") and len(file_meta["sha256"]) == 16
+
+
+def test_validation_catches_a_wrong_recorded_snr(espeak):
+    row, *_ = _render(espeak, noise_prob=1.0, hum_prob=1.0)
+    meta = json.loads(row.meta)
+    meta["acoustics"]["noises"][0]["snr_db"] += 1.0
+    bad = row.model_copy(update={"meta": json.dumps(meta)})
+    assert [v.rule for v in validate_row(bad, expect_tokens=False)] == ["snr"]
+
+
+def test_noise_file_changed_after_rendering_is_reported(espeak, tmp_path):
+    sf.write(tmp_path / "fan.wav", 0.1 * np.random.default_rng(0).standard_normal(16000), 16000)
+    row, *_ = _render(espeak, noise_file_prob=1.0, noise_dir=tmp_path, noise_prob=0.0)
+    rooms.load_audio.cache_clear()
+    sf.write(tmp_path / "fan.wav", 0.1 * np.random.default_rng(1).standard_normal(16000), 16000)
+    msgs = [v.message for v in validate_row(row, expect_tokens=False)]
+    rooms.load_audio.cache_clear()
+    assert any("changed since rendering" in m for m in msgs), msgs
+
+
+def test_echo_delay_and_gain_recovered_by_cross_correlation(espeak):
+    for seed in (2, 5, 11):
+        row, user, asst, m = _render(espeak, seed=seed, noise_prob=0.0, echo_prob=1.0, echo_gain=(0.05, 0.2),
+                                     gain_prob=1.0)
+        echo = m["echo"]
+        sr = row.sample_rate
+        # normalised cross-correlation of the mic with the assistant channel, lags 0..600 ms
+        n = 1 << int(np.ceil(np.log2(2 * len(user))))
+        xc = np.fft.irfft(np.fft.rfft(user, n) * np.conj(np.fft.rfft(asst, n)), n)[: int(0.6 * sr)]
+        lag = int(np.argmax(xc))
+        coupling = xc[lag] / float(np.sum(asst.astype(np.float64) ** 2))
+        assert abs(lag / sr - echo["delay_s"]) * 1000 <= 5.0
+        expected_db = 20 * np.log10(echo["gain"] * mic_scale(m))
+        assert abs(20 * np.log10(coupling) - expected_db) <= 1.0, (seed, coupling, expected_db)
+
+
+def test_echo_through_the_room_keeps_its_direct_path(espeak):
+    row, user, asst, m = _render(espeak, seed=4, noise_prob=0.0, echo_prob=1.0, reverb_prob=1.0,
+                                 echo_gain=(0.1, 0.2), drr_db=(6.0, 12.0))
+    assert m["echo"]["rir"]["seed"] != m["reverb"]["seed"]    # another position in the same room
+    sr = row.sample_rate
+    n = 1 << int(np.ceil(np.log2(2 * len(user))))
+    xc = np.fft.irfft(np.fft.rfft(user, n) * np.conj(np.fft.rfft(asst, n)), n)[: int(0.6 * sr)]
+    lag = int(np.argmax(xc))
+    assert abs(lag / sr - m["echo"]["delay_s"]) * 1000 <= 5.0
+    coupling = xc[lag] / float(np.sum(asst.astype(np.float64) ** 2))
+    assert abs(20 * np.log10(coupling / (m["echo"]["gain"] * mic_scale(m)))) <= 1.0
+
+
+def test_no_sample_clips_at_the_loudest_settings(espeak):
+    row, user, asst, m = _render(espeak, seed=6, user_gain_db=(15.0, 15.0), snr_db=(-6.0, -6.0),
+                                 babble_prob=1.0, babble_snr_db=(0.0, 0.0), echo_prob=1.0, echo_gain=(0.2, 0.2),
+                                 noise_prob=1.0)
+    assert m["clip_guard_scale"] < 1.0
+    assert float(np.max(np.abs(user))) <= 0.951 and float(np.max(np.abs(asst))) < 1.0
+    assert validate_row(row, expect_tokens=False) == []
+
+
+@pytest.mark.parametrize("rt60", [0.3, 0.6, 0.9])
+def test_exp_rir_rt60_measured(rt60):
+    h = rooms.exp_rir(seed=1, sample_rate=SR, rt60_s=rt60, drr_db=3.0)
+    assert h[0] == 1.0
+    assert rooms.schroeder_rt60(h[1:], SR) == pytest.approx(rt60, rel=0.1)
+    tail_db = 10 * np.log10(np.sum(h[1:] ** 2))
+    assert tail_db == pytest.approx(-3.0, abs=0.01)          # DRR as drawn
+
+
+def _decay_rt60(y: np.ndarray, start: int, sr: int) -> float:
+    """RT60 from the free decay of a signal after its source stops (interrupted-noise method)."""
+    e = np.convolve(y[start:].astype(np.float64) ** 2, np.ones(160) / 160, mode="valid")[::80]
+    db = 10 * np.log10(e / e[0] + 1e-20)
+    i0, i1 = int(np.argmax(db <= -5)), int(np.argmax(db <= -25))
+    t = np.arange(i0, i1) * 80 / sr
+    return float(-60 / np.polyfit(t, db[i0:i1], 1)[0])
+
+
+def test_reverb_tail_on_rendered_user_channel(espeak):
+    row, user, asst, m = _render(espeak, seed=7, noise_prob=0.0, reverb_prob=1.0, rt60_s=(0.5, 0.8), drr_db=(0.0, 3.0))
+    rt60 = m["reverb"]["rt60_s"]
+    sr = row.sample_rate
+    # the room's own decay, measured on a burst through the same regenerated RIR
+    h = rooms.rir_from_meta(m["reverb"], sr)
+    burst = np.zeros(3 * sr, np.float32)
+    burst[: sr] = np.random.default_rng(0).standard_normal(sr).astype(np.float32)
+    assert _decay_rt60(rooms.apply_rir(burst, h), sr, sr) == pytest.approx(rt60, rel=0.2)
+    # and on the stored channel: after the user's last word the mic still rings, decaying at that rate
+    last_user = max(w.end_s for w in row.words if w.role == "user")
+    k = int(round(last_user * sr))
+    tail = user[k: k + int(0.2 * sr)].astype(np.float64) / mic_scale(m)
+    before = user[k - int(0.2 * sr): k].astype(np.float64) / mic_scale(m)
+    assert 10 * np.log10(np.mean(tail ** 2) / np.mean(before ** 2)) > -25   # a tail, not digital silence
+    assert np.mean(tail[-800:] ** 2) < np.mean(tail[:800] ** 2)            # that decays
+
+
+def test_shoebox_room_rt60_in_range():
+    pytest.importorskip("pyroomacoustics")
+    h, info = rooms.shoebox_rir(seed=3, sample_rate=SR, rt60_s=0.4)
+    assert h[0] == 1.0 and len(info["dims"]) == 3
+    assert 0.25 < rooms.schroeder_rt60(h[1:], SR) < 0.7
+
+
+def test_fd_bench_transfer_functions_on_noise():
+    """Welch transfer-function estimates of the two recipes at the stated frequencies."""
+    x = np.random.default_rng(3).standard_normal(20 * SR).astype(np.float32)
+
+    def band_gain(y, f_lo, f_hi):
+        f, pxy = signal.csd(x, y[: len(x)], fs=SR, nperseg=4096)
+        _, pxx = signal.welch(x, fs=SR, nperseg=4096)
+        sel = (f >= f_lo) & (f <= f_hi)
+        return 20 * np.log10(np.mean(np.abs(pxy[sel] / pxx[sel])))
+
+    bg = ac.background_speech(x, SR)
+    # -15 dB in the pass band, -3 dB more at the 3 kHz corner, far below above it
+    assert band_gain(bg, 400, 600) == pytest.approx(-15.0, abs=1.0)
+    assert band_gain(bg, 2950, 3050) == pytest.approx(-18.0, abs=1.0)
+    assert band_gain(bg, 5000, 6000) < -45
+    od = ac.other_directed(x, SR)
+    lo, hi = band_gain(od, 300, 700), band_gain(od, 6500, 7500)
+    assert lo == pytest.approx(-8.0, abs=1.5)
+    assert hi - lo == pytest.approx(-5.0, abs=1.0)          # the high shelf, measured on the output
+
+
+def test_babble_bank_is_fixed_and_components_regenerate(espeak):
+    bank = noises.babble_bank(espeak, SR)
+    assert len(bank) == noises.BABBLE_BANK_TALKERS and all(len(b) >= noises.BABBLE_BANK_SECONDS * SR for b in bank)
+    m = noises.draw_component("babble", np.random.default_rng(0), AcousticsConfig(), 5 * SR, SR)
+    a, b = noises.component_signal(m, 5 * SR, SR, espeak), noises.component_signal(m, 5 * SR, SR, espeak)
+    assert np.array_equal(a, b) and np.sqrt(np.mean(a ** 2)) == pytest.approx(1.0)
+    hum = noises.hum_signal(4, 3 * SR, SR, 50.0)
+    spec = np.abs(np.fft.rfft(hum))
+    assert np.argmax(spec) in (150, 450)    # 50 Hz or its 3rd harmonic dominates a 3 s window
+
+
+def test_same_seed_same_bytes_with_every_component(espeak, noise_dir):
+    kw = dict(noise_file_prob=1.0, noise_dir=noise_dir, **EVERYTHING)
+    a, *_ = _render(espeak, seed=9, **kw)
+    b, *_ = _render(espeak, seed=9, **kw)
+    assert a.user_audio.bytes == b.user_audio.bytes and a.meta == b.meta
+
+
+def test_default_config_renders_what_it_always_did(espeak):
+    """No new component switched on: the user channel equals the original mixing code, sample for sample."""
+    from generators.registry import plan_script
+    from pipeline.compose import compose
+    from pipeline.render import render_user_channel, snr_masks
+
+    cfg = RunConfig()
+    for seed in (1, 2, 3):
+        tl = compose(plan_script("backchannel", seed, cfg.timing), espeak, SR, 1.0)
+        got, meta, _ = render_user_channel(tl, cfg, np.random.default_rng([seed, 1]), tl.render_stem("assistant"))
+        assert set(meta) == {"user_gain_db", "noise", "clip_guard_scale"}
+        # the pre-realism implementation
+        rng = np.random.default_rng([seed, 1])
+        a = cfg.acoustics
+        gain_db = float(round(rng.uniform(a.user_gain_db.lo, a.user_gain_db.hi), 3))
+        own = tl.render_stem("user")
+        mix = own + tl.render_stem("overlay")
+        if rng.random() < a.noise_prob:
+            color = str(a.noise_colors[int(rng.integers(len(a.noise_colors)))])
+            snr = float(round(rng.uniform(a.snr_db.lo, a.snr_db.hi), 3))
+            noise = ac.colored_noise(np.random.default_rng(int(rng.integers(2**31))), tl.n_samples, color, SR)
+            g = ac.noise_gain_for_snr(own, noise, snr_masks(tl.events, tl.n_samples, SR)[0], snr)
+            mix = mix + g * noise
+        mix = mix * ac.db_to_amp(gain_db)
+        peak = float(np.max(np.abs(mix)))
+        if peak > 0.95:
+            mix = mix * (0.95 / peak)
+        assert np.array_equal(got, mix.astype(np.float32))

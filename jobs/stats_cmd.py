@@ -1,0 +1,102 @@
+"""`duplexsynth stats DIR [--json] [--png FILE]`: conversation statistics measured on the audio."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+COLUMNS = ("id", "scenario", "user_audio", "assistant_audio", "events", "units", "meta")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("stats", help="IPU / pause / gap / overlap per minute (VAD on the audio) against Fisher",
+                       description="Per minute of dialogue: IPU, pause, gap and overlap seconds (dGSLM "
+                                   "definitions, energy VAD on both channels), backchannels, interruptions by "
+                                   "action, response latency, listen/speak balance per scenario, realised SNRs, "
+                                   "side by side with the Fisher reference.")
+    p.add_argument("dir", help="dataset folder (manifest.json + shards)")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON instead of the table")
+    p.add_argument("--png", help="also write a figure to this PNG file")
+    p.add_argument("--raw", action="store_true",
+                   help="VAD the raw user channel (echo and noise included) instead of subtracting them")
+    p.add_argument("--workers", type=int, default=2, help="processes (one shard at a time each)")
+    p.add_argument("--limit", type=int, help="only the first N trajectories")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 unless every figure the unit clock allows is within +-25%% of Fisher")
+    p.set_defaults(func=run)
+
+
+def _shard_stats(path: str, clean: bool, limit: int | None) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    from pipeline.stats import analyse_row
+
+    out = []
+    pf = pq.ParquetFile(path)
+    for batch in pf.iter_batches(batch_size=4, columns=list(COLUMNS)):
+        for row in batch.to_pylist():
+            if limit is not None and len(out) >= limit:
+                return out
+            r = analyse_row(row, clean=clean)
+            out.append({**r.__dict__})
+    return out
+
+
+def collect(root: str, clean: bool = True, workers: int = 2, limit: int | None = None) -> list[Any]:
+    """RowStats of every trajectory in the folder (shards in parallel processes)."""
+    from jobs.dataset_reader import list_shards
+    from pipeline.stats import RowStats
+
+    shards = [str(p) for p in list_shards(root)]
+    results: list[list[dict[str, Any]]] = []
+    if workers <= 1 or len(shards) <= 1 or limit is not None:
+        for s in shards:
+            left = None if limit is None else limit - sum(len(r) for r in results)
+            if left is not None and left <= 0:
+                break
+            results.append(_shard_stats(s, clean, left))
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+            results = list(ex.map(_shard_stats, shards, [clean] * len(shards), [None] * len(shards)))
+    rows = [RowStats(**d) for res in results for d in res]
+    return rows[:limit] if limit is not None else rows
+
+
+def _plain(o: Any) -> Any:
+    """numpy scalars as plain JSON numbers / booleans."""
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from jobs.dataset_reader import DatasetError
+    from pipeline.stats import aggregate, format_table, plot
+
+    try:
+        rows = collect(args.dir, clean=not args.raw, workers=args.workers, limit=args.limit)
+    except DatasetError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if not rows:
+        print(f"error: no trajectories in {args.dir}", file=sys.stderr)
+        return 2
+    agg = aggregate(rows)
+    agg["mode"] = "raw" if args.raw else "clean"
+    if args.json:
+        print(json.dumps(agg, indent=2, default=_plain))
+    else:
+        print(format_table(agg, clean=not args.raw))
+    if args.png:
+        plot(agg, args.png)
+        if not args.json:
+            print(f"\nfigure written to {args.png}")
+    if args.check and not all(r["within"] for r in agg["reference"].values() if r["clock_allows"]):
+        return 1
+    return 0

@@ -1,0 +1,160 @@
+"""Noise components of the user channel: coloured noise, babble, mains hum, noise files.
+
+Each component is a unit-RMS signal over the whole session, rebuilt by `component_signal` from its
+meta record alone (plus the TTS backend for babble, the folder for files), so render, validation
+and `stats` all produce the identical samples. The SNR gain is applied by the caller.
+
+* colour: 1/f^alpha noise (pipeline/acoustics.colored_noise), from a recorded seed.
+* babble: 3-6 background talkers from a fixed bank of TTS voices reading fixed sentences (the
+  bank is a function of the TTS backend and sample rate only, cached per process), each looped
+  from a drawn offset at a drawn level, summed. Several overlapping voices with no words the
+  model could follow: the "cafe" noise of DNS / MUSAN babble.
+* hum: 50 or 60 Hz mains hum with decaying odd-heavy harmonics and drawn phases.
+* file: any wav/flac under a folder (MUSAN `noise/`, DNS `noise_fullband/`, ...), looped from a
+  drawn offset, resampled to the session rate. Meta keeps the relative path and sha256.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline import acoustics as ac
+from pipeline.rooms import list_audio, load_audio
+
+BABBLE_BANK_TALKERS = 12
+BABBLE_BANK_SECONDS = 24.0
+BABBLE_BANK_VERSION = 1
+BABBLE_SENTENCES: tuple[str, ...] = (
+    "I told her we would meet at the station around six, but the train was late again.",
+    "Did you see the game last night? They scored twice in the last ten minutes.",
+    "We are thinking about painting the kitchen a lighter colour this spring.",
+    "The new place on the corner does a really good breakfast, and it is not expensive.",
+    "My brother just started a job in the city, so he is looking for a flat.",
+    "Can you pass me the menu? I have not decided what to order yet.",
+    "It rained the whole weekend, so we stayed in and watched old films.",
+    "She says the meeting moved to Thursday, which works better for everyone.",
+    "I think we should leave a bit earlier tomorrow to avoid the traffic.",
+    "They finally fixed the heating in the office, so it is warm again.",
+    "We went to the market this morning and bought far too many vegetables.",
+    "Honestly, the second season was better than the first one.",
+    "He keeps forgetting his keys, so now we hide a spare one in the garden.",
+    "The kids have a school trip next week, and they cannot stop talking about it.",
+    "I need to call the bank about my card before they close.",
+    "Let us try that little Italian place everyone keeps talking about.",
+    "The flight was fine, but the queue at passport control took forever.",
+    "I started running in the mornings, and I actually feel much better.",
+    "Our neighbours are building an extension, so it has been noisy all month.",
+    "Do you remember the name of the hotel we stayed at last summer?",
+    "The coffee here is great, but the music is always far too loud.",
+    "We should book the tickets now, before the prices go up again.",
+    "My phone battery dies so quickly these days, I might get a new one.",
+    "Apparently the museum is free on the first Sunday of every month.",
+)
+_BANKS: dict[str, list[np.ndarray]] = {}
+
+
+def colour_signal(seed: int, n: int, color: str, sample_rate: int) -> np.ndarray:
+    return ac.colored_noise(np.random.default_rng(seed), n, color, sample_rate)
+
+
+def babble_bank(tts: Any, sample_rate: int) -> list[np.ndarray]:
+    """The fixed talker bank: a pure function of the TTS backend identity and the sample rate."""
+    from generators import voices as vx
+
+    ident = tts.identity() if hasattr(tts, "identity") else {"name": getattr(tts, "name", "?")}
+    key = json.dumps([ident, sample_rate, BABBLE_BANK_VERSION], sort_keys=True)
+    if key in _BANKS:
+        return _BANKS[key]
+    rng = np.random.default_rng(20260101)
+    bank = []
+    for _ in range(BABBLE_BANK_TALKERS):
+        voice = vx.draw_voice(rng, vx.PEOPLE_VOICES)
+        order = rng.permutation(len(BABBLE_SENTENCES))
+        parts: list[np.ndarray] = []
+        total = 0
+        for i in order:
+            audio = np.asarray(tts.synthesize(BABBLE_SENTENCES[int(i)], voice, sample_rate).audio, dtype=np.float64)
+            gap = np.zeros(int(rng.uniform(0.15, 0.5) * sample_rate))
+            parts += [audio, gap]
+            total += len(audio) + len(gap)
+            if total >= BABBLE_BANK_SECONDS * sample_rate:
+                break
+        x = np.concatenate(parts)
+        bank.append(x / (np.sqrt(np.mean(x**2)) + 1e-12))
+    _BANKS[key] = bank
+    return bank
+
+
+def _loop(x: np.ndarray, offset: int, n: int) -> np.ndarray:
+    reps = int(np.ceil((offset + n) / len(x))) + 1
+    return np.tile(x, reps)[offset: offset + n]
+
+
+def _unit_rms(x: np.ndarray) -> np.ndarray:
+    r = float(np.sqrt(np.mean(x.astype(np.float64) ** 2)))
+    if r <= 0:
+        raise ValueError("noise component is silent")
+    return (x / r).astype(np.float64)
+
+
+def hum_signal(seed: int, n: int, sample_rate: int, f0: float) -> np.ndarray:
+    """Mains hum: f0 (50/60 Hz) and harmonics with drawn levels and phases; one second, tiled
+    (every harmonic of an integer f0 completes whole cycles in a second)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(sample_rate) / sample_rate
+    x = np.zeros(sample_rate)
+    for k in range(1, 9):
+        if k * f0 >= sample_rate / 2:
+            break
+        amp = (1.0 / k ** rng.uniform(0.8, 1.6)) * (1.0 if k % 2 else rng.uniform(0.2, 0.6))
+        x += amp * np.sin(2 * np.pi * k * f0 * t + rng.uniform(0, 2 * np.pi))
+    return _unit_rms(np.tile(x, n // sample_rate + 1)[:n])
+
+
+def draw_component(kind: str, rng: np.random.Generator, cfg: Any, n: int, sample_rate: int) -> dict[str, Any]:
+    """Draw a component's parameters (not its SNR) from the acoustics config; returns its meta record."""
+    if kind == "babble":
+        lo, hi = cfg.babble_talkers
+        k = int(rng.integers(lo, hi + 1))
+        talkers = sorted(int(i) for i in rng.choice(BABBLE_BANK_TALKERS, size=k, replace=False))
+        return {"kind": kind, "talkers": talkers,
+                "offsets_s": [float(round(rng.uniform(0, BABBLE_BANK_SECONDS), 4)) for _ in talkers],
+                "gains_db": [float(round(rng.uniform(-6.0, 0.0), 3)) for _ in talkers],
+                "bank_version": BABBLE_BANK_VERSION}
+    if kind == "hum":
+        return {"kind": kind, "f0_hz": float([50.0, 60.0][int(rng.integers(2))]), "seed": int(rng.integers(2**31))}
+    if kind == "file":
+        files = list_audio(cfg.noise_dir)
+        if not files:
+            raise ValueError(f"no wav/flac noise files under {cfg.noise_dir}")
+        rel = files[int(rng.integers(len(files)))]
+        x, sha = load_audio(str(Path(cfg.noise_dir) / rel), sample_rate)
+        return {"kind": kind, "root": str(Path(cfg.noise_dir).resolve()), "path": rel, "sha256": sha,
+                "offset": int(rng.integers(max(len(x), 1)))}
+    raise ValueError(f"unknown noise component {kind!r}")
+
+
+def component_signal(m: dict[str, Any], n: int, sample_rate: int, tts: Any = None) -> np.ndarray:
+    """The unit-RMS signal a component meta record describes (float64, length n)."""
+    kind = m["kind"]
+    if kind == "colour":
+        return colour_signal(m["seed"], n, m["color"], sample_rate).astype(np.float64)
+    if kind == "babble":
+        if tts is None:
+            raise ValueError("babble needs the TTS backend to rebuild its talker bank")
+        bank = babble_bank(tts, sample_rate)
+        x = np.zeros(n)
+        for t, off, g in zip(m["talkers"], m["offsets_s"], m["gains_db"]):
+            x += ac.db_to_amp(g) * _loop(bank[t], int(round(off * sample_rate)) % len(bank[t]), n)
+        return _unit_rms(x)
+    if kind == "hum":
+        return hum_signal(m["seed"], n, sample_rate, m["f0_hz"])
+    if kind == "file":
+        x, sha = load_audio(str(Path(m["root"]) / m["path"]), sample_rate)
+        if sha != m["sha256"]:
+            raise ValueError(f"noise file {m['path']} changed since rendering (sha256 {sha} != {m['sha256']})")
+        return _unit_rms(_loop(x, m["offset"] % len(x), n))
+    raise ValueError(f"unknown noise component {kind!r}")

@@ -1,0 +1,59 @@
+"""End to end: `generate --preset natural`, `validate`, then `stats` measured on the audio against Fisher.
+
+The full figure (500 trajectories) is in README "## Realism"; CI uses 40, which already gives
+~120 dialogue minutes, enough for every per-minute figure to settle well inside +-25%.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+NUM = 40
+
+
+@pytest.fixture(scope="module")
+def natural(tmp_path_factory):
+    out = tmp_path_factory.mktemp("natural") / "ds"
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--preset", "natural", "--num", str(NUM),
+                           "--shard-size", "5", "--out", str(out), "--workers", "2", "--no-progress"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out
+
+
+def test_natural_preset_validates(natural):
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "validate", str(natural)], capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert f"OK: {NUM} rows" in proc.stdout
+    cfg = json.loads((natural / "manifest.json").read_text())["config"]
+    assert cfg["scenarios"] == {"conversation": 1.0} and cfg["timing"]["controller_gain"] > 0
+
+
+def test_stats_table_json_png_and_every_allowed_figure_within_25_percent(natural, tmp_path):
+    from pipeline.stats import format_table
+
+    png = tmp_path / "stats.png"
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "stats", str(natural), "--json", "--png", str(png),
+                           "--check"], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    agg = json.loads(proc.stdout)
+    table = format_table(agg)
+    print(table)
+    for key in ("IPU (s)", "pause (s)", "gap (s)", "overlap (s)", "Fisher", "backchannels per minute",
+                "interruptions per minute", "response latency", "realised SNR", "conversation"):
+        assert key in table, key
+    assert png.stat().st_size > 10_000
+    assert agg["rows"] == NUM and agg["minutes"] > 60
+    for k, r in agg["reference"].items():
+        assert r["clock_allows"] and abs(r["rel_dev"]) <= 0.25, (k, r)
+    assert agg["backchannels_per_min"] > 2 and sum(agg["interruptions"].values()) > 0
+    assert set(agg["interruptions"]) <= {"discard", "repair", "park"}
+    # the unit clock: no reply sooner than eot_s >= 0.2 s after the user stops (measured on audio: the
+    # VAD may trim a few tens of ms off quiet word edges)
+    assert agg["response_latency_s"]["p10"] >= 0.15 and agg["response_latency_s"]["p50"] > 0.4
+    assert agg["snr_db"]["max_abs_error_vs_draw"] < 0.5
+    assert agg["controller"]["sessions"] == NUM
