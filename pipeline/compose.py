@@ -12,11 +12,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from generators import timing as timing_draws
 from pipeline import acoustics as ac
 from schemas.script import Script, ScriptTurn, VoiceSpec, phrase_boundaries
 from schemas.trajectory import Event, Word
 
 ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
+MIN_SELF_GAP_S = 0.2         # a user turn starts at least this long after the user's own last speech
 OVERLAY_EFFECTS = {"other_directed": ac.other_directed, "background_speech": ac.background_speech}
 
 
@@ -78,6 +80,8 @@ class _State:
     ready: dict[str, int] = field(default_factory=dict)      # task / timer id -> sample it is readable
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)   # task id -> its delegate/backend events
     gaps: list[float] = field(default_factory=list)           # user end -> assistant start, seconds
+    user_timing: dict[str, Any] = field(default_factory=dict)   # _place_user: realised offsets, control
+    activity: dict[tuple[str, int, int], list[tuple[float, float]]] = field(default_factory=dict)  # per track
 
     def s(self, t: float) -> int:
         return int(round(t * self.sr))
@@ -137,7 +141,7 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -
                     text=e["text"], attrs=json.dumps(e["attrs"], sort_keys=True)) for e in st.events]
     events.sort(key=lambda e: (e.start_s, e.id))
     words = sorted(st.words, key=lambda w: (w.start_s, w.event_id))
-    stats = {"response_gaps_s": [round(g, 4) for g in st.gaps]}
+    stats = {"response_gaps_s": [round(g, 4) for g in st.gaps], **st.user_timing, **_control_summary(st)}
     return Timeline(sample_rate, st.U, num_units, events, words, st.tracks, stats)
 
 
@@ -161,8 +165,8 @@ def _relays_due_before_user(st: _State, turns: list[ScriptTurn], i: int, placed:
             start = max(start, st.last_asst_end + st.s(ASSISTANT_MIN_GAP_S))
         if start <= user_start:
             due.append(j)
-            break   # one relay at a time; the next user turn is re-examined after it
-    return due
+    # one relay at a time, earliest result first; the next user turn is re-examined after it
+    return sorted(due, key=lambda j: (st.ready[turns[j].ref or ""], j))[:1]
 
 
 def _next_relay(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> int:
@@ -187,9 +191,83 @@ def _check_outcomes(st: _State) -> None:
             raise ScheduleError(f"task {task_id}: outcome {outcome} but its result is relayed")
 
 
-def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> None:
+def _activity(st: _State) -> dict[str, list[tuple[float, float]]]:
+    """Speech intervals (s) of the placed audio by speaker: the VAD `duplexsynth stats` runs, per track.
+
+    Cached per track, so the closed loop sees what the measurement will see.
+    """
+    from pipeline.vad import speech_intervals
+
+    roles = {e["id"]: e["role"] for e in st.events}
+    out: dict[str, list[tuple[float, float]]] = {"user": [], "assistant": []}
+    for t in st.tracks:
+        role = "assistant" if t.stem == "assistant" else "user" if t.stem == "user" else roles.get(t.event_id)
+        if role not in out:
+            continue
+        key = (t.event_id, t.offset, len(t.audio))
+        if key not in st.activity:
+            st.activity[key] = [(t.offset / st.sr + a, t.offset / st.sr + b) for a, b in speech_intervals(t.audio, st.sr)]
+        out[role].extend(st.activity[key])
+    return out
+
+
+def _realised(st: _State) -> dict[str, float]:
+    """gap / overlap / pause seconds and minutes of the dialogue placed so far (dGSLM, pipeline/stats)."""
+    from pipeline.stats import dialogue_figures, ipus_from_segments
+
+    f = dialogue_figures(ipus_from_segments(_activity(st)))
+    return {k: round(float(f[k]), 4) for k in ("minutes", "ipu_s", "gap_s", "overlap_s", "pause_s")}
+
+
+def _control_summary(st: _State) -> dict[str, Any]:
+    """Targets and final realised figures of a session under closed-loop timing (for meta and stats)."""
+    if "controller" not in st.user_timing:
+        return {}
+    f = _realised(st)
+    m = f["minutes"] or 1e-9
+    return {"control_realised_per_min": {k: round(f[k] / m, 4) for k in ("gap_s", "overlap_s", "pause_s")}}
+
+
+def _user_start(st: _State, turn: ScriptTurn, lead_in_s: float, spec: Any, realised: dict[str, float] | None) -> int:
+    """Where a user turn starts: `gap_s` after whoever spoke last, under closed-loop control if asked.
+
+    After an assistant turn the gap may be negative (the user starts before the assistant has
+    finished), but only so early that the first window the assistant could act in (rule 3, with
+    the shortest detect_s) starts after its turn's natural end: its output is unchanged
+    (generators/timing.max_start_overlap). The user never talks over their own earlier speech.
+    """
     prev = max([x for x in (st.last_asst_end, st.last_user_end) if x is not None], default=None)
-    start = st.s(lead_in_s) if prev is None else prev + st.s(turn.gap_s)
+    if prev is None:
+        return st.s(lead_in_s)
+    rec = st.user_timing
+    gap = turn.gap_s
+    after_assistant = st.last_asst_end is not None and st.last_asst_end == prev
+    max_ov = timing_draws.max_start_overlap(prev, st.U, st.sr) if after_assistant else 0.0
+    if after_assistant and spec is not None and realised is not None:
+        gap = timing_draws.controlled_offset(turn.gap_s, realised, spec, max_ov)
+    start = prev + st.s(gap)
+    if gap < 0:
+        start = max(start, prev - st.s(max_ov))
+    own_end = max([e["end"] for e in st.events if e["role"] == "user" and e["kind"] != "pause"], default=0)
+    if own_end > start or (gap < 0 and own_end + st.s(MIN_SELF_GAP_S) > start):
+        start = own_end + st.s(MIN_SELF_GAP_S)
+    if turn.attrs.get("silent_stretch") == "1":
+        rec.setdefault("silent_stretches_s", []).append(round(st.sec(start - prev), 4))
+    elif after_assistant:
+        rec.setdefault("user_gaps_s", []).append(round(st.sec(start - prev), 4))
+    if spec is not None:
+        rec.setdefault("controller", []).append({"turn": turn.id, "offset_drawn_s": turn.gap_s,
+                                                 "offset_used_s": round(st.sec(start - prev), 4)})
+    return start
+
+
+def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> None:
+    spec = timing_draws.ControlSpec.from_attrs(turn.attrs)
+    realised = _realised(st) if spec is not None and st.tracks else None
+    if spec is not None and "control_targets" not in st.user_timing:
+        st.user_timing["control_targets"] = {"gap_per_min": spec.gap_pm, "overlap_per_min": spec.overlap_pm,
+                                             "pause_per_min": spec.pause_pm, "gain": spec.gain}
+    start = _user_start(st, turn, lead_in_s, spec, realised)
     tokens = turn.text.split()
     if turn.pause is None:
         parts = [turn.text]
@@ -199,14 +277,20 @@ def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> N
         first = " ".join(tokens[: turn.pause.after_word])
         parts = [f"{first} {turn.pause.filler}" if turn.pause.filler else first,
                  " ".join(tokens[turn.pause.after_word:])]
+    syns = [synth(part, turn.voice) for part in parts]
+    pause_s = turn.pause.dur_s if turn.pause is not None else 0.0
+    if turn.pause is not None and spec is not None and realised is not None:
+        voiced_min = sum(len(x.audio) for x in syns) / st.sr / 60.0
+        pause_s = timing_draws.controlled_pause(turn.pause.dur_s, realised, voiced_min, spec)
+        st.user_timing["controller"][-1].update(pause_drawn_s=turn.pause.dur_s, pause_used_s=pause_s)
     t = start
-    for i, part in enumerate(parts):
-        syn = synth(part, turn.voice)
+    for i, syn in enumerate(syns):
         st.tracks.append(Track(turn.id, "user", t, syn.audio))
         st.add_words(syn.words, t, "user", turn.id)
         t += len(syn.audio)
         if i == 0 and len(parts) == 2:
-            pause_end = t + st.s(turn.pause.dur_s)
+            assert turn.pause is not None
+            pause_end = t + st.s(pause_s)
             st.add_event(f"{turn.id}.pause", "pause", "user", t, pause_end, "", turn=turn.id,
                          filler=turn.pause.filler or "")
             t = pause_end
