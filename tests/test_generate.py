@@ -15,9 +15,9 @@ import soundfile as sf
 from jobs.shards import ShardPlan, run_shard
 from jobs.validate_cmd import validate_dataset
 from schemas.arrow import row_from_dict
-from schemas.config import SCENARIOS, RunConfig, dump_config
+from schemas.config import DEFAULT_SCENARIOS, RunConfig, dump_config
 
-NUM, SHARD = 20, 5
+NUM, SHARD = 28, 7   # 28 rows cover every default family with the golden-ratio assignment
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def two_runs(tmp_path_factory):
 
 def test_summary_reports_rows_hours_throughput_variety(two_runs):
     _, _, stdout, _ = two_runs
-    for key in ("rows written     20", "failed rows      0", "audio ", "throughput", "distinct-2", "speech tokens    none",
+    for key in (f"rows written     {NUM}", "failed rows      0", "audio ", "throughput", "distinct-2", "speech tokens    none",
                 "output"):
         assert key in stdout, stdout
 
@@ -58,9 +58,9 @@ def test_validate_passes_and_covers_every_family(two_runs):
     assert rows == NUM and lines == []
     table = pq.ParquetDataset(str(out2 / "shards")).read(columns=["scenario"])
     scen = set(table.column("scenario").to_pylist())
-    assert scen == set(SCENARIOS)
+    assert scen == set(DEFAULT_SCENARIOS)
     proc = subprocess.run([sys.executable, "-m", "jobs.cli", "validate", str(out2)], capture_output=True, text=True)
-    assert proc.returncode == 0 and "OK: 20 rows" in proc.stdout
+    assert proc.returncode == 0 and f"OK: {NUM} rows" in proc.stdout
 
 
 def test_validate_catches_a_tampered_row(two_runs, tmp_path):
@@ -99,7 +99,7 @@ def test_parquet_layout_and_readers(two_runs):
     n = duckdb.sql(f"select count(*) from '{out2}/shards/*.parquet'").fetchall()[0][0]
     assert n == NUM
     kinds = duckdb.sql(f"select count(distinct scenario) from '{out2}/shards/*.parquet'").fetchall()[0][0]
-    assert kinds == len(SCENARIOS)
+    assert kinds == len(DEFAULT_SCENARIOS)
 
 
 def test_schema_round_trip(two_runs):
