@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-COLUMNS = ("id", "scenario", "user_audio", "assistant_audio", "events", "units", "meta")
+COLUMNS = ("id", "scenario", "duration_s", "user_audio", "assistant_audio", "events", "units", "meta")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

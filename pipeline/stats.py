@@ -28,6 +28,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from pipeline import vad
+from pipeline.delegation_stats import DelegationRowStats, aggregate_delegation, analyse_delegation, format_delegation
 
 IPU_MIN_SILENCE_S = 0.2
 BACKCHANNEL_MAX_S = 1.0
@@ -154,6 +155,7 @@ class RowStats:
     units: int
     snr: dict[str, tuple[float, float]] = field(default_factory=dict)
     control: dict[str, Any] | None = None   # closed-loop targets and the realised figures they steered
+    delegation: dict[str, Any] = field(default_factory=dict)   # pipeline.delegation_stats.DelegationRowStats
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -203,7 +205,8 @@ def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> Row
     return RowStats(id=row["id"], scenario=row["scenario"], figures=fig, transitions=transitions(ipus),
                     backchannels=sum(1 for e in row["events"] if e["kind"] == "backchannel"),
                     interruptions=dict(inter), speak_units=sum(1 for u in units if u["decision"] == "speak"),
-                    units=len(units), snr=snr, control=control)
+                    units=len(units), snr=snr, control=control,
+                    delegation=analyse_delegation(row["events"], float(row.get("duration_s") or 0.0)).__dict__)
 
 
 # ------------------------------------------------------------------------- aggregation
@@ -272,6 +275,7 @@ def aggregate(rows: list[RowStats]) -> dict[str, Any]:
                    "all": _hist([x for v in snr_by.values() for x in v], -10, 45, 5),
                    "max_abs_error_vs_draw": max(snr_err) if snr_err else None},
         "controller": {"sessions": len(ctl), "mean_abs_error_per_min": ctl_err},
+        "delegation": aggregate_delegation([DelegationRowStats(**r.delegation) for r in rows if r.delegation]),
     }
 
 
@@ -329,6 +333,7 @@ def format_table(agg: dict[str, Any], clean: bool = True) -> str:
             lines.append(f"  {a:>5.0f}..{b:<4.0f} {c:>6}  {'#' * int(round(40 * c / top))}")
         lines.append("  " + ", ".join(f"{k}: n={v['n']} mean {v['mean']:.1f}" for k, v in snr["components"].items())
                      + f"; max |realised - drawn| {snr['max_abs_error_vs_draw']:.3f} dB")
+    lines += ["", format_delegation(agg["delegation"])]
     return "\n".join(lines)
 
 

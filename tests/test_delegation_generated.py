@@ -69,3 +69,17 @@ def test_out_of_order_results_occur_and_are_relayed_in_order(rows):
         relay_times = [a["relay_s"] for _, a in sorted(tasks, key=lambda x: x[1]["ready_s"]) if "relay_s" in a]
         assert relay_times == sorted(relay_times)
     assert seen_out_of_order
+
+
+def test_delegation_stats(rows):
+    from pipeline.delegation_stats import aggregate_delegation, analyse_delegation, format_delegation
+    per_row = [analyse_delegation([e.model_dump() for e in r.events], r.duration_s) for r in rows]
+    agg = aggregate_delegation(per_row)
+    tasks = sum(1 for r in rows for _, a in delegates(r) if not a.get("cancels"))
+    hours = sum(r.duration_s for r in rows) / 3600
+    assert agg["tasks"] == tasks and sum(agg["outcome_counts"].values()) == tasks
+    assert agg["delegations_per_hour"] == pytest.approx(tasks / hours, rel=1e-3)
+    assert sum(agg["outcome_mix"].values()) == pytest.approx(1.0, abs=1e-3)
+    assert agg["relay_delay_s"]["min"] > 0                    # never relayed before the next unit
+    assert all(x["n"] > 0 and x["median_s"] > 0 for x in agg["latency_by_tool"].values())
+    assert "per hour" in format_delegation(agg)
