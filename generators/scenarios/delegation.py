@@ -45,6 +45,10 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
 SLOW_TOOLS = ("search", "weather", "calendar")
 
 
+def _slow_tools(p: Planner) -> tuple[str, ...]:
+    return tuple(t for t in SLOW_TOOLS if t in p.tools) or p.tools
+
+
 def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Several tasks in flight; results come back in whatever order they finish.
 
@@ -52,9 +56,7 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
     distribution while later calls draw from the fast half, so later results overtake it.
     """
     overtake = p.rng.random() < 0.7
-    slow = tuple(t for t in SLOW_TOOLS if t in p.tools)
-    overtake = overtake and bool(slow)
-    first = tb.draw_delegation(p.rng, tools=slow if overtake else p.tools)
+    first = tb.draw_delegation(p.rng, tools=_slow_tools(p) if overtake else p.tools)
     contents = [first]
     for _ in range(int(p.rng.integers(1, 3))):
         contents.append(tb.draw_delegation(p.rng, tools=p.tools, exclude_domain=contents[-1].domain))
@@ -75,10 +77,11 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
 
 def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user calls the task off; the stale result (even one racing the cancel) is never relayed."""
-    c = tb.draw_delegation(p.rng, tools=p.tools)
-    d, _ = _task(p, "t1", c)
-    # a slow task, so the result is still out when the user changes their mind (or races the cancel)
-    d = d.model_copy(update={"latency_s": float(round(p.rng.uniform(2.5, 9.0), 3)), "outcome": "cancelled"})
+    # a slow call (slow tool, slow tail of its own latency distribution), so the result is usually
+    # still out when the user changes their mind, and sometimes races the cancel
+    c = tb.draw_delegation(p.rng, tools=_slow_tools(p))
+    d, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
+    d = d.model_copy(update={"outcome": "cancelled"})
     cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
                         latency_s=0.2, outcome=None, cancels="t1")
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d),
@@ -91,9 +94,9 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
 
 def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user revises the request; the revised task supersedes the old one, whose result is dropped."""
-    c = tb.draw_delegation(p.rng, tools=p.tools, revisable=True)
-    d1, _ = _task(p, "t1", c)
-    d1 = d1.model_copy(update={"latency_s": float(round(p.rng.uniform(4.0, 10.0), 3)), "outcome": "superseded"})
+    c = tb.draw_delegation(p.rng, tools=_slow_tools(p), revisable=True)
+    d1, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
+    d1 = d1.model_copy(update={"outcome": "superseded"})
     line, revised = tb.draw_revision(p.rng, c)
     d2, ex2 = _task(p, "t2", revised, force="ok", supersedes="t1")
     d2 = d2.model_copy(update={"outcome": "revised"})
