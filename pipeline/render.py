@@ -177,14 +177,6 @@ def realised_snrs(user: np.ndarray, events: list[Event], meta: dict[str, Any], s
     return {k: (float(drawn[k]), ac.snr_db(speech, comps[k], mask)) for k in noise_keys}
 
 
-def realised_snr_db(user: np.ndarray, events: list[Event], meta: dict[str, Any], sample_rate: int,
-                    assistant: np.ndarray | None = None, tts: Any = None) -> float | None:
-    """Realised SNR of the coloured noise (None when there is none); see `realised_snrs`."""
-    if not meta.get("noise"):
-        return None
-    return realised_snrs(user, events, meta, sample_rate, assistant, tts)["noise"][1]
-
-
 def timing_stats(tl: Timeline) -> dict[str, Any]:
     """Realised timing of this session (seconds), recorded in meta for `stats` and audits."""
     return {"num_units": tl.num_units, **tl.stats}
