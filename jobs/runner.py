@@ -280,15 +280,15 @@ def _short_error(err: BaseException) -> str:
 
 def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any]], res: RunResult) -> None:
     """manifest.json, streamed one shard entry at a time (a million shards never sit in memory as JSON)."""
-    from jobs.shards import load_tokenizer
-    tok = load_tokenizer(cfg)
+    from pipeline.speech_tokens import tokenizer_identity
+    onnx = cfg.speech_tokenizer.onnx_path
     head = {
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),
         "config": cfg.model_dump(mode="json"),
         "rows": res.rows, "failed": res.failed, "audio_hours": round(res.audio_s / 3600, 6),
-        "speech_tokenizer": tok.identity() if tok is not None else None,
-        "speech_tokens": "s3 25 Hz codebook 6561" if tok is not None else "none: no speech tokenizer configured",
+        "speech_tokenizer": tokenizer_identity(onnx) if onnx is not None else None,
+        "speech_tokens": "s3 25 Hz codebook 6561" if onnx is not None else "none: no speech tokenizer configured",
         "tts": {"backend": cfg.tts.backend},
     }
     with store.open_atomic(MANIFEST) as f:

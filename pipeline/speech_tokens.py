@@ -210,17 +210,27 @@ class S3SpeechTokenizer:
     def identity(self) -> dict[str, Any]:
         """What a manifest records so a dataset names the exact tokenizer that made its tokens."""
         if self._sha256 is None:
-            h = hashlib.sha256()
-            with open(self.onnx_path, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
-            self._sha256 = h.hexdigest()
-        m = re.search(r"v(\d+)", self.onnx_path.name)
-        return {
-            "file": self.onnx_path.name,
-            "sha256": self._sha256,
-            "version": f"v{m.group(1)}" if m else "unknown",
-            "tokens_per_second": TOKENS_PER_SECOND,
-            "codebook_size": CODEBOOK_SIZE,
-            "features": "whisper-logmel-128 (16 kHz, hop 160)",
-        }
+            self._sha256 = _sha256(self.onnx_path)
+        return tokenizer_identity(self.onnx_path, self._sha256)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def tokenizer_identity(onnx_path: str | Path, sha256: str | None = None) -> dict[str, Any]:
+    """Identity of a tokenizer file without opening an ONNX session (the driver only writes manifests)."""
+    path = Path(onnx_path)
+    m = re.search(r"v(\d+)", path.name)
+    return {
+        "file": path.name,
+        "sha256": sha256 or _sha256(path),
+        "version": f"v{m.group(1)}" if m else "unknown",
+        "tokens_per_second": TOKENS_PER_SECOND,
+        "codebook_size": CODEBOOK_SIZE,
+        "features": "whisper-logmel-128 (16 kHz, hop 160)",
+    }
