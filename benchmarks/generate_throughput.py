@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from generators.registry import plan_script, scenario_for, trajectory_seed
+from generators.registry import plan_trajectory, scenario_for, trajectory_seed
 from pipeline.render import render_trajectory
 from pipeline.tts.espeak import EspeakBackend
 from schemas.config import RunConfig
@@ -34,15 +34,15 @@ def main() -> None:
     cfg = RunConfig(num=args.num)
     tts = EspeakBackend()
     jobs = [(j, trajectory_seed(cfg.seed, j), scenario_for(j, cfg.seed, cfg.scenarios)) for j in range(args.num)]
-    texts = [u for _, seed, sc in jobs for u in utterances(plan_script(sc, seed, cfg.timing)) if u[0].strip()]
+    texts = [u for _, seed, sc in jobs for u in utterances(plan_trajectory(cfg, sc, seed)) if u[0].strip()]
 
     t0 = time.perf_counter()
     raw_audio = sum(len(tts.synthesize(text, voice, cfg.sample_rate).audio) for text, voice in texts) / cfg.sample_rate
     raw_s = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    session_audio = sum(render_trajectory(cfg=cfg, traj_id=str(j), seed=seed, scenario=sc, tts=tts).duration_s
-                        for j, seed, sc in jobs)
+    session_audio = sum(render_trajectory(cfg=cfg, traj_id=str(j), script=plan_trajectory(cfg, sc, seed),
+                                          tts=tts).duration_s for j, seed, sc in jobs)
     pipe_s = time.perf_counter() - t0
 
     raw_rate, pipe_rate = raw_audio / raw_s, session_audio / pipe_s

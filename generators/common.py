@@ -7,7 +7,7 @@ import numpy as np
 
 from generators import voices as vx
 from generators.harness import HarnessState
-from generators import timing as timing_draws
+from generators.timing import control, sampling
 from schemas.config import Dist, HarnessConfig, Range, TimingConfig
 from schemas.script import Overlay, ScriptTurn, VoiceSpec, phrase_boundaries
 
@@ -32,7 +32,7 @@ class Planner:
     harness: HarnessConfig = field(default_factory=HarnessConfig)
     harness_state: HarnessState = field(default_factory=HarnessState)   # per trajectory: the calendar
     _n: int = 0
-    _control: "timing_draws.ControlSpec | None" = None   # the session's closed-loop timing targets
+    _control: "control.ControlSpec | None" = None   # the session's closed-loop timing targets
 
     @property
     def tools(self) -> tuple[str, ...]:
@@ -49,8 +49,8 @@ class Planner:
                    harness=harness or HarnessConfig())
 
     def draw(self, r: Range | Dist) -> float:
-        """A timing draw: uniform over a Range (as always), or any Dist (generators/timing.py)."""
-        return timing_draws.sample(self.rng, r)
+        """A timing draw: uniform over a Range (as always), or any Dist (generators/timing/sampling.py)."""
+        return sampling.sample(self.rng, r)
 
     def next_id(self, prefix: str) -> str:
         self._n += 1
@@ -74,13 +74,13 @@ class Planner:
         return ScriptTurn(id=self.next_id("u"), role="user", text=text, voice=self.cast.user,
                           gap_s=gap, eot_s=eot, attrs=attrs, **kw)
 
-    def control_spec(self) -> "timing_draws.ControlSpec":
+    def control_spec(self) -> "control.ControlSpec":
         """The session's closed-loop targets, drawn once (at the first user turn that needs them)."""
         if self._control is None:
             t = self.timing
-            gap_lo, gap_hi = timing_draws.support(t.user_gap_s)
-            pause_lo, pause_hi = timing_draws.support(t.pause_s)
-            self._control = timing_draws.ControlSpec(
+            gap_lo, gap_hi = sampling.support(t.user_gap_s)
+            pause_lo, pause_hi = sampling.support(t.pause_s)
+            self._control = control.ControlSpec(
                 gap_pm=self.draw(t.target_gap_per_min), overlap_pm=self.draw(t.target_overlap_per_min),
                 pause_pm=self.draw(t.target_pause_per_min), gain=t.controller_gain, gap_lo=gap_lo,
                 gap_hi=gap_hi, pause_lo=pause_lo, pause_hi=pause_hi)

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from generators import timing as timing_draws
+from generators.timing import control as timing_control
 from pipeline import acoustics as ac
 from schemas.script import Script, ScriptTurn, VoiceSpec, phrase_boundaries
 from schemas.trajectory import Event, Word
@@ -212,8 +212,8 @@ def _activity(st: _State) -> dict[str, list[tuple[float, float]]]:
 
 
 def _realised(st: _State) -> dict[str, float]:
-    """gap / overlap / pause seconds and minutes of the dialogue placed so far (dGSLM, pipeline/stats)."""
-    from pipeline.stats import dialogue_figures, ipus_from_segments
+    """gap / overlap / pause seconds and minutes of the dialogue placed so far (dGSLM, generators/intervals)."""
+    from generators.intervals import dialogue_figures, ipus_from_segments
 
     f = dialogue_figures(ipus_from_segments(_activity(st)))
     return {k: round(float(f[k]), 4) for k in ("minutes", "ipu_s", "gap_s", "overlap_s", "pause_s")}
@@ -234,7 +234,7 @@ def _user_start(st: _State, turn: ScriptTurn, lead_in_s: float, spec: Any, reali
     After an assistant turn the gap may be negative (the user starts before the assistant has
     finished), but only so early that the first window the assistant could act in (rule 3, with
     the shortest detect_s) starts after its turn's natural end: its output is unchanged
-    (generators/timing.max_start_overlap). The user never talks over their own earlier speech.
+    (generators/timing/control.max_start_overlap). The user never talks over their own earlier speech.
     """
     prev = max([x for x in (st.last_asst_end, st.last_user_end) if x is not None], default=None)
     if prev is None:
@@ -242,9 +242,9 @@ def _user_start(st: _State, turn: ScriptTurn, lead_in_s: float, spec: Any, reali
     rec = st.user_timing
     gap = turn.gap_s
     after_assistant = st.last_asst_end is not None and st.last_asst_end == prev
-    max_ov = timing_draws.max_start_overlap(prev, st.U, st.sr) if after_assistant else 0.0
+    max_ov = timing_control.max_start_overlap(prev, st.U, st.sr) if after_assistant else 0.0
     if after_assistant and spec is not None and realised is not None:
-        gap = timing_draws.controlled_offset(turn.gap_s, realised, spec, max_ov)
+        gap = timing_control.controlled_offset(turn.gap_s, realised, spec, max_ov)
     start = prev + st.s(gap)
     if gap < 0:
         start = max(start, prev - st.s(max_ov))
@@ -262,7 +262,7 @@ def _user_start(st: _State, turn: ScriptTurn, lead_in_s: float, spec: Any, reali
 
 
 def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> None:
-    spec = timing_draws.ControlSpec.from_attrs(turn.attrs)
+    spec = timing_control.ControlSpec.from_attrs(turn.attrs)
     realised = _realised(st) if spec is not None and st.tracks else None
     if spec is not None and "control_targets" not in st.user_timing:
         st.user_timing["control_targets"] = {"gap_per_min": spec.gap_pm, "overlap_per_min": spec.overlap_pm,
@@ -281,7 +281,7 @@ def _place_user(st: _State, turn: ScriptTurn, synth: Any, lead_in_s: float) -> N
     pause_s = turn.pause.dur_s if turn.pause is not None else 0.0
     if turn.pause is not None and spec is not None and realised is not None:
         voiced_min = sum(len(x.audio) for x in syns) / st.sr / 60.0
-        pause_s = timing_draws.controlled_pause(turn.pause.dur_s, realised, voiced_min, spec)
+        pause_s = timing_control.controlled_pause(turn.pause.dur_s, realised, voiced_min, spec)
         st.user_timing["controller"][-1].update(pause_drawn_s=turn.pause.dur_s, pause_used_s=pause_s)
     t = start
     for i, syn in enumerate(syns):

@@ -1,4 +1,8 @@
-"""Render one trajectory: plan -> compose -> acoustics -> tokens -> units -> row."""
+"""Render one planned trajectory: Script -> compose -> acoustics -> tokens -> units -> row.
+
+Planning is a generator's job (generators/registry.plan_script, called from jobs/shards.py):
+this module realises the `Script` it is given and never imports the planner.
+"""
 from __future__ import annotations
 
 import json
@@ -6,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from generators.registry import GENERATOR_VERSION, plan_script
+from generators.version import GENERATOR_VERSION
 from pipeline import acoustics as ac
 from pipeline import noises, rooms
 from pipeline.compose import Synthesizer, Timeline, compose
@@ -182,10 +186,14 @@ def timing_stats(tl: Timeline) -> dict[str, Any]:
     return {"num_units": tl.num_units, **tl.stats}
 
 
-def render_trajectory(*, cfg: RunConfig, traj_id: str, seed: int, scenario: str, tts: Synthesizer,
+def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synthesizer,
                       tokenizer: Any | None = None) -> TrajectoryRow:
-    """Every random draw below comes from `seed` (planning stream and acoustics stream)."""
-    script: Script = plan_script(scenario, seed, cfg.timing, cfg.language, cfg.harness)
+    """Realise a planned script as a row.
+
+    Every random draw comes from the script's own seed: the planner drew from `script.seed`, and
+    the acoustics draw from the stream [script.seed, 1], so the row depends on the script alone.
+    """
+    seed, scenario = script.seed, script.scenario
     tl = compose(script, tts, cfg.sample_rate, cfg.unit_s)
     assistant = tl.render_stem("assistant")
     user, acoustic_meta, noise_events = render_user_channel(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts)
@@ -203,7 +211,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, seed: int, scenario: str,
         "tts": tts.identity() if hasattr(tts, "identity") else None,
     }
     return TrajectoryRow(
-        id=traj_id, seed=seed, scenario=scenario, language=cfg.language, unit_s=cfg.unit_s,
+        id=traj_id, seed=seed, scenario=scenario, language=script.language, unit_s=cfg.unit_s,
         duration_s=tl.num_units * cfg.unit_s, sample_rate=cfg.sample_rate,
         user_audio=AudioBlob(bytes=encode_flac(user, cfg.sample_rate, cfg.flac_compression)),
         assistant_audio=AudioBlob(bytes=encode_flac(assistant, cfg.sample_rate, cfg.flac_compression)),

@@ -7,7 +7,7 @@ which always has short breaks inside such a window. Speech level: a high percent
 when it is `margin_db` above the floor and no more than `range_db` below the speech level, with
 hysteresis (onset needs `margin_db`, continuation only `margin_db - hysteresis_db`); runs shorter
 than `min_speech_s` are dropped. Silences are *not* bridged here: the dGSLM IPU rule (>= 0.2 s)
-is applied in pipeline/stats.py. Background talkers (babble) are speech to an energy VAD, so
+is applied in generators/intervals.py. Background talkers (babble) are speech to an energy VAD, so
 `stats` subtracts the recorded babble before running it; `floor_percentile` > 0 (a low percentile
 instead of the minimum) trades some sensitivity for fewer babble false alarms on raw channels.
 """

@@ -99,6 +99,7 @@ import soundfile as sf  # noqa: E402
 
 from pipeline import noises, rooms  # noqa: E402
 from pipeline.io import decode_audio  # noqa: E402
+from generators.registry import plan_trajectory  # noqa: E402
 from pipeline.render import mic_scale, realised_snrs, render_trajectory  # noqa: E402
 from pipeline.validate import validate_row  # noqa: E402
 from schemas.config import AcousticsConfig, RunConfig  # noqa: E402
@@ -108,7 +109,7 @@ EVERYTHING = dict(noise_prob=1.0, babble_prob=1.0, hum_prob=1.0, reverb_prob=1.0
 
 def _render(espeak, seed=3, scenario="backchannel", **acoustics):
     cfg = RunConfig(acoustics=AcousticsConfig(**acoustics))
-    row = render_trajectory(cfg=cfg, traj_id="t", seed=seed, scenario=scenario, tts=espeak)
+    row = render_trajectory(cfg=cfg, traj_id="t", script=plan_trajectory(cfg, scenario, seed), tts=espeak)
     user, sr = decode_audio(row.user_audio.bytes)
     asst, _ = decode_audio(row.assistant_audio.bytes)
     return row, user, asst, json.loads(row.meta)["acoustics"]

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from generators.registry import trajectory_seed
+from generators.registry import plan_trajectory, trajectory_seed
 from pipeline.render import render_trajectory
 from pipeline.validate import validate_row
 from schemas.config import RunConfig
@@ -18,8 +18,8 @@ PER_FAMILY = 8
 @pytest.fixture(scope="module")
 def rows(espeak):
     cfg = RunConfig()
-    return [render_trajectory(cfg=cfg, traj_id=f"{fam}-{j}", seed=trajectory_seed(99, 1000 * i + j), scenario=fam,
-                              tts=espeak)
+    return [render_trajectory(cfg=cfg, traj_id=f"{fam}-{j}", tts=espeak,
+                              script=plan_trajectory(cfg, fam, trajectory_seed(99, 1000 * i + j)))
             for i, fam in enumerate(FAMILIES) for j in range(PER_FAMILY)]
 
 

@@ -6,9 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from generators import timing as tm
+from generators.timing import control, sampling
 from generators.common import Planner
-from generators.registry import plan_script, trajectory_seed
+from generators.registry import plan_script, plan_trajectory, trajectory_seed
 from pipeline.compose import compose
 from pipeline.units import slice_units
 from schemas.config import ConfigError, Dist, Range, TimingConfig, load_config, parse_config
@@ -21,17 +21,17 @@ V_USER, V_ASST = VoiceSpec(name="en-us"), VoiceSpec(name="en-us+f3")
 def test_distributions_sample_what_they_say():
     rng = np.random.default_rng(0)
     ex = Dist(kind="exgauss", mu=-0.32, sigma=0.18, tau=0.2)
-    x = np.array([tm.sample(rng, ex) for _ in range(20000)])
+    x = np.array([sampling.sample(rng, ex) for _ in range(20000)])
     assert x.mean() == pytest.approx(-0.12, abs=0.01) and x.std() == pytest.approx(np.hypot(0.18, 0.2), abs=0.01)
     ln = Dist(kind="lognormal", mu=np.log(0.6), sigma=0.4, lo=0.25, hi=2.0)
-    y = np.array([tm.sample(rng, ln) for _ in range(20000)])
+    y = np.array([sampling.sample(rng, ln) for _ in range(20000)])
     assert y.min() >= 0.25 and y.max() <= 2.0 and np.median(y) == pytest.approx(0.6, rel=0.05)
     emp = Dist(kind="empirical", q=(-0.4, -0.1, 0.1, 0.3, 1.2))
-    z = np.array([tm.sample(rng, emp) for _ in range(20000)])
+    z = np.array([sampling.sample(rng, emp) for _ in range(20000)])
     assert np.quantile(z, [0.25, 0.5, 0.75]) == pytest.approx([-0.1, 0.1, 0.3], abs=0.02)
     # a plain Range draws exactly what planners always drew
     r1, r2 = np.random.default_rng(5), np.random.default_rng(5)
-    assert tm.sample(r1, Range(lo=0.15, hi=0.6)) == float(round(r2.uniform(0.15, 0.6), 4))
+    assert sampling.sample(r1, Range(lo=0.15, hi=0.6)) == float(round(r2.uniform(0.15, 0.6), 4))
 
 
 def test_config_takes_dists_and_refuses_unsafe_ones():
@@ -76,7 +76,7 @@ def test_overlapping_user_start_leaves_the_assistant_unchanged(tone_tts, gap):
     tl, units = _run(script(gap), tone_tts, lead_in=0.85)
     a1, u2 = _ev(tl, "a1"), _ev(tl, "u2")
     end = int(round(a1.end_s * SR))
-    allowed = tm.max_start_overlap(end, SR, SR)
+    allowed = control.max_start_overlap(end, SR, SR)
     assert allowed == pytest.approx((end - (end - 1) // SR * SR) / SR + 0.3 - 1e-3)
     assert u2.start_s == pytest.approx(a1.end_s + max(gap, -allowed), abs=1e-4)
     assert u2.start_s < a1.end_s
@@ -131,17 +131,17 @@ def test_controller_pulls_sessions_to_their_targets(espeak):
 
 
 def test_controlled_offset_picks_the_lagging_figure():
-    spec = tm.ControlSpec(gap_pm=4.0, overlap_pm=3.0, pause_pm=6.0, gain=1.0, gap_lo=-0.8, gap_hi=1.5,
+    spec = control.ControlSpec(gap_pm=4.0, overlap_pm=3.0, pause_pm=6.0, gain=1.0, gap_lo=-0.8, gap_hi=1.5,
                           pause_lo=0.2, pause_hi=2.5)
     behind_on_overlap = {"minutes": 1.0, "gap_s": 4.0, "overlap_s": 2.0, "pause_s": 6.0}
     behind_on_gap = {"minutes": 1.0, "gap_s": 3.2, "overlap_s": 3.0, "pause_s": 6.0}
     on_target = {"minutes": 1.0, "gap_s": 4.0, "overlap_s": 3.0, "pause_s": 6.0}
-    assert tm.controlled_offset(0.2, behind_on_overlap, spec, max_overlap=0.5) == -0.5
-    assert tm.controlled_offset(0.2, behind_on_gap, spec, max_overlap=0.5) == pytest.approx(0.8)
-    assert tm.controlled_offset(0.2, on_target, spec, max_overlap=0.5) == 0.0
+    assert control.controlled_offset(0.2, behind_on_overlap, spec, max_overlap=0.5) == -0.5
+    assert control.controlled_offset(0.2, behind_on_gap, spec, max_overlap=0.5) == pytest.approx(0.8)
+    assert control.controlled_offset(0.2, on_target, spec, max_overlap=0.5) == 0.0
     half = spec.__class__(**{**spec.__dict__, "gain": 0.5})
-    assert tm.controlled_offset(0.2, on_target, half, max_overlap=0.5) == pytest.approx(0.1)
-    assert tm.controlled_pause(0.5, {"minutes": 1.0, "pause_s": 5.0}, 0.1, spec) == pytest.approx(1.6)
+    assert control.controlled_offset(0.2, on_target, half, max_overlap=0.5) == pytest.approx(0.1)
+    assert control.controlled_pause(0.5, {"minutes": 1.0, "pause_s": 5.0}, 0.1, spec) == pytest.approx(1.6)
 
 
 def test_silent_stretches_are_long_silences_before_user_turns(espeak):
@@ -150,7 +150,7 @@ def test_silent_stretches_are_long_silences_before_user_turns(espeak):
     from schemas.config import RunConfig
 
     cfg = RunConfig(timing=TimingConfig(silence_prob=1.0, silence_s=Range(lo=8.0, hi=12.0)))
-    row = render_trajectory(cfg=cfg, traj_id="t", seed=4, scenario="conversation", tts=espeak)
+    row = render_trajectory(cfg=cfg, traj_id="t", script=plan_trajectory(cfg, "conversation", 4), tts=espeak)
     stretches = json.loads(row.meta)["timing"].get("silent_stretches_s", [])
     assert stretches and all(8.0 <= s <= 12.0 + 1e-6 for s in stretches)
     assert validate_row(row, expect_tokens=False) == []

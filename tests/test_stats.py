@@ -7,8 +7,8 @@ from scipy import ndimage
 
 from pipeline import acoustics as ac
 from pipeline import noises
-from pipeline.stats import (aggregate, backchannel_like, dialogue_figures, format_table, ipus_from_segments,
-                            transitions, RowStats)
+from generators.intervals import backchannel_like, dialogue_figures, ipus_from_segments, transitions
+from pipeline.stats import RowStats, aggregate, format_table
 from pipeline.vad import FRAME_S, speech_intervals, vad_frames
 from schemas.script import VoiceSpec
 

@@ -369,3 +369,16 @@ def test_spoken_times_and_numbers() -> None:
     assert spoken_time(22, 45, 4) == "a quarter to eleven"
     assert money(12.5) == "12 dollars and 50 cents"
     assert money(1) == "1 dollar"
+
+
+def test_every_city_and_day_a_bank_names_has_a_forecast() -> None:
+    """The weather model lives in the harness (generators/harness/weather.py); the banks draw from its world."""
+    from generators.banks.values import CITIES, DAYS
+    from generators.harness import ToolCall, execute
+    from generators.harness.weather import CLIMATE
+
+    assert [c.name for c in CITIES] == list(CLIMATE)
+    for city in CITIES:
+        for day, _ in DAYS:
+            status, text, _ = execute(ToolCall("weather", {"city": city.name, "day": day, "seed": "7"}), HarnessState())
+            assert status == "ok", (city.name, day, text)

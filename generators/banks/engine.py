@@ -294,14 +294,6 @@ def seed_slot(rng: Rng) -> int:
     return int(rng.integers(0, 2**31 - 1))
 
 
-def stable_rng(*parts: object) -> Rng:
-    """An RNG seeded deterministically by ``parts`` (ints / strings)."""
-    import zlib
-
-    ints = [p if isinstance(p, int) else zlib.crc32(str(p).encode()) for p in parts]
-    return np.random.default_rng(ints)
-
-
 __all__ = [
     "Correction",
     "Rng",
@@ -321,6 +313,5 @@ __all__ = [
     "render_rng",
     "seed_slot",
     "spoken_time",
-    "stable_rng",
     "tidy",
 ]

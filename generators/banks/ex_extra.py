@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from generators.harness.weather import degrees
+
 from .engine import Correction, Scenario, Slots, choice_of, int_between, money, number_words, offer, seed_slot, spoken_time
-from .ex_outdoors import degrees, weather_view
+from .ex_outdoors import weather_view
 from .values import CITY_BY_NAME, CITY_NAMES, DAYS, FIRST_NAMES
 
 # =========================================================================== weather: compare two cities

@@ -4,35 +4,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .engine import Correction, Scenario, Slots, choice_of, int_between, number_words, seed_slot, spoken_time, stable_rng
+from generators.harness.weather import CONDITIONS, Condition, degrees, forecast  # noqa: F401 - re-exported
+
+from .engine import Correction, Scenario, Slots, choice_of, int_between, number_words, seed_slot, spoken_time
 from .values import CITIES, CITY_BY_NAME, CITY_NAMES, COMPANIONS, DAYS, FIRST_NAMES, MONTHS, WEEKDAYS
 
 # =========================================================================== weather
-
-
-class Condition(NamedTuple):
-    phrase: str
-    rain: tuple[int, int]
-    gear: str
-    good: bool
-
-
-CONDITIONS: tuple[Condition, ...] = (
-    Condition("clear skies", (0, 10), "sunglasses and some sunscreen", True),
-    Condition("bright sunshine", (0, 5), "a hat and plenty of water", True),
-    Condition("a mix of sun and cloud", (10, 25), "a light layer just in case", True),
-    Condition("mostly cloudy skies", (15, 30), "a light jacket", True),
-    Condition("light rain on and off", (50, 70), "an umbrella", False),
-    Condition("steady rain for most of the day", (80, 95), "a proper raincoat and waterproof shoes", False),
-    Condition("scattered showers in the afternoon", (40, 60), "a compact umbrella", False),
-    Condition("a chance of thunderstorms later on", (40, 70), "a rain jacket", False),
-    Condition("morning fog that should lift by midday", (5, 20), "an extra layer for the morning", True),
-    Condition("light snow", (60, 80), "warm boots and gloves", False),
-    Condition("strong winds and low cloud", (20, 40), "a windproof jacket", False),
-    Condition("sunny spells with a light breeze", (5, 15), "sunscreen and a light top layer", True),
-)
-
-_HIGH_RANGE = {"cold": (-2, 14), "mild": (12, 24), "hot": (22, 36), "wet": (7, 18)}
 
 
 def _day(v: object) -> tuple[str, str]:
@@ -40,65 +17,9 @@ def _day(v: object) -> tuple[str, str]:
     return v  # (bare, on-form)
 
 
-def degrees(n: int) -> str:
-    """A temperature as spoken: "minus 3" rather than "-3"."""
-    return f"minus {-n}" if n < 0 else str(n)
-
-
 def weather_view(s: Slots) -> Slots:
-    city = CITY_BY_NAME[str(s["city"])]
-    bare, on = _day(s["day"])
-    r = stable_rng(int(s["seed"]), city.name, bare)  # type: ignore[arg-type]
-    lo, hi = _HIGH_RANGE[city.climate]
-    high = int(r.integers(lo, hi + 1))
-    pool = [c for c in CONDITIONS if (c.phrase != "light snow" or high <= 4)]
-    cond = pool[int(r.integers(len(pool)))]
-    low = high - int(r.integers(4, 11))
-    rain = max(5, 5 * (int(r.integers(cond.rain[0], cond.rain[1] + 1)) // 5))
-    wind = int(r.integers(5, 46))
-    if cond.phrase.startswith("strong winds"):
-        wind = max(wind, 38)
-    gust = wind + int(r.integers(10, 26))
-    evening = low + int(r.integers(1, 4))
-    wind_desc = (
-        "fairly calm" if wind < 12 else "a little breezy" if wind < 25 else "quite windy" if wind < 35 else "very windy"
-    )
-    windows = ("in the morning", "around midday", "in the late afternoon", "early in the day")
-    window = windows[int(r.integers(len(windows)))]
-    rain_comment = (
-        "you can probably leave the umbrella at home"
-        if rain < 25
-        else "it's worth keeping an umbrella handy"
-        if rain < 60
-        else "you should plan on getting wet at some point"
-    )
-    if cond.good and rain < 40 and wind < 30:
-        verdict = "looks good"
-        fit = "works nicely"
-    else:
-        verdict = "isn't ideal"
-        fit = "could be tricky"
-    layer = "a warm coat" if evening <= 5 else "a sweater" if evening <= 14 else "just a light shirt"
-    return {
-        "high_n": high,
-        "low_n": low,
-        "day": bare,
-        "day_on": on,
-        "cond": cond.phrase,
-        "gear": cond.gear,
-        "high": degrees(high),
-        "low": degrees(low),
-        "rain": rain,
-        "rain_comment": rain_comment,
-        "wind": wind,
-        "gust": gust,
-        "wind_desc": wind_desc,
-        "evening": degrees(evening),
-        "layer": layer,
-        "window": window,
-        "verdict": verdict,
-        "fit": fit,
-    }
+    """The forecast slots for {city, day, seed}: the harness's weather model (generators/harness/weather.py)."""
+    return forecast(str(s["city"]), _day(s["day"]), int(s["seed"]))  # type: ignore[arg-type]
 
 
 ACTIVITIES = (

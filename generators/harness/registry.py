@@ -6,7 +6,7 @@ from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
 
-from generators.harness import calculator, dates, lookup, units
+from generators.harness import calculator, dates, lookup, units, weather
 from generators.harness.calendar import BookingError, Calendar
 from generators.harness.format import plain_text
 from schemas.config import HarnessConfig
@@ -89,14 +89,12 @@ def _timer(a: Mapping[str, str], st: HarnessState) -> tuple[str, dict[str, Any]]
 
 
 def _weather(a: Mapping[str, str], st: HarnessState) -> tuple[str, dict[str, Any]]:
-    from generators.banks.ex_outdoors import weather_view   # the one weather model, shared with the text bank
-    from generators.banks.values import CITY_BY_NAME, DAYS
-    if a["city"] not in CITY_BY_NAME:
+    if a["city"] not in weather.CLIMATE:
         raise ToolFailure(f"no forecast is available for {a['city']}")
-    day = next((d for d in DAYS if d[0] == a["day"]), None)
+    day = next((d for d in dates.DAYS if d[0] == a["day"]), None)
     if day is None:
         raise ToolFailure(f"no forecast is available for {a['day']}")
-    w = weather_view({"city": a["city"], "day": day, "seed": int(a["seed"])})
+    w = weather.forecast(a["city"], day, int(a["seed"]))   # the one weather model, which the text banks word
     text = (f"{a['city']}, {w['day']}: {w['cond']}, {w['low']} to {w['high']} degrees Celsius, "
             f"{w['rain']}% chance of rain, wind {w['wind']} km/h")
     return text, dict(w)
