@@ -6,10 +6,9 @@ import importlib
 import numpy as np
 
 from generators.common import Planner
-from schemas.config import SCENARIOS, HarnessConfig, TimingConfig
+from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
+from schemas.config import SCENARIOS, HarnessConfig, RunConfig, TimingConfig
 from schemas.script import Script
-
-GENERATOR_VERSION = "0.1.0"
 
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
@@ -25,8 +24,16 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
 
 
+def plan_trajectory(cfg: RunConfig, scenario: str, seed: int) -> Script:
+    """`plan_script` with the timing, language and harness of a run config: what jobs render."""
+    return plan_script(scenario, seed, cfg.timing, cfg.language, cfg.harness)
+
+
 def trajectory_seed(run_seed: int, index: int) -> int:
-    """The per-trajectory seed: a function of (run seed, global index) only."""
+    """The per-trajectory seed: a function of (run seed, global index) only. Both must be >= 0
+    (RunConfig refuses a negative run seed; numpy's SeedSequence would raise on one)."""
+    if run_seed < 0 or index < 0:
+        raise ValueError(f"trajectory_seed needs a run seed and index >= 0, got {run_seed}, {index}")
     return int(np.random.SeedSequence([run_seed, index]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 

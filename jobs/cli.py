@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 SUBCOMMANDS: tuple[str, ...] = (
@@ -37,8 +38,40 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand. Every refusal is one line on stderr and a non-zero exit, never a traceback.
+
+    UsageError (schemas/errors.py) is the refusal a command raises on purpose (exit 2); an OSError
+    names the file it hit (exit 2); anything else is a defect of ours and says so in one line
+    (exit 1; DUPLEXSYNTH_DEBUG=1 re-raises it to show the traceback).
+    """
+    from schemas.errors import UsageError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except UsageError as err:
+        print(f"error: {one_line(str(err))}", file=sys.stderr)
+        return err.exit_code
+    except OSError as err:
+        if os.environ.get("DUPLEXSYNTH_DEBUG"):
+            raise
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"error: {where}{err.strerror or err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 - the last guard: one line, not a traceback
+        if os.environ.get("DUPLEXSYNTH_DEBUG"):
+            raise
+        print(f"error: unexpected {type(err).__name__}: {one_line(str(err))} "
+              "(a defect of duplexsynth; DUPLEXSYNTH_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
+
+
+def one_line(msg: str) -> str:
+    """A message on one line: its lines joined with '; ' (a config with several bad fields)."""
+    return "; ".join(part.strip() for part in msg.splitlines() if part.strip())
 
 
 if __name__ == "__main__":

@@ -6,17 +6,44 @@ cluster, which is what a job sent by `duplexsynth submit` does inside the cluste
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+from collections.abc import Callable
+
+
+def whole_number(lo: int) -> Callable[[str], int]:
+    """An argparse `type=` for an integer >= lo; argparse names the option in its one-line error."""
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {lo}, got {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
+        return v
+    parse.__name__ = f"whole number >= {lo}"
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse `type=` for a finite number of seconds >= 0 (nan and inf are refused)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
+    return v
 
 
 def add_run_args(p: argparse.ArgumentParser) -> None:
     """The options that decide what a run makes (shared with `duplexsynth submit`)."""
     p.add_argument("--config", help="YAML run config (default: embedded defaults)")
     p.add_argument("--preset", help="start from a bundled preset (schemas/presets: natural); --config merges over it")
-    p.add_argument("--num", type=int, help="number of trajectories")
+    p.add_argument("--num", type=whole_number(1), help="number of trajectories")
     p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
-    p.add_argument("--seed", type=int, help="run seed")
-    p.add_argument("--shard-size", type=int, help="trajectories per shard")
+    p.add_argument("--seed", type=whole_number(0), help="run seed (>= 0)")
+    p.add_argument("--shard-size", type=whole_number(1), help="trajectories per shard")
     p.add_argument("--force-new-run", action="store_true", help="discard an older run with another config")
 
 
@@ -33,31 +60,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate trajectories into Parquet shards")
     add_run_args(p)
     p.add_argument("--out", required=True, help="output folder, or an fsspec URI (s3://bucket/run, file:///...)")
-    p.add_argument("--workers", type=int, help="CPUs of the embedded local Ray (default 2); with --address, "
-                   "shard tasks to keep busy (default: every CPU of the cluster)")
+    p.add_argument("--workers", type=whole_number(1), help="CPUs of the embedded local Ray (default 2); with "
+                   "--address, shard tasks to keep busy (default: every CPU of the cluster)")
     p.add_argument("--address", help="attach to a running Ray cluster (auto, or HOST:PORT) instead of a local one")
-    p.add_argument("--max-in-flight", type=int, help="shard tasks submitted at once (default 2 x workers)")
+    p.add_argument("--max-in-flight", type=whole_number(1), help="shard tasks submitted at once (default 2 x workers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
-    p.add_argument("--progress-interval", type=float, default=10.0,
-                   help="seconds between progress lines when stderr is not a terminal (default 10)")
+    p.add_argument("--progress-interval", type=seconds, default=10.0,
+                   help="seconds between progress lines when stderr is not a terminal (default 10; 0: every shard)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobs.runner import RunRefused, generate, summary_text
-    from schemas.config import ConfigError
+    """Refusals (ConfigError, RunRefused: UsageError) propagate to jobs.cli.main, which prints one line."""
+    from jobs.runner import generate, summary_text
 
     if args.no_progress:
         progress: bool | str = False
     else:
         progress = "bar" if sys.stderr.isatty() else "log"
-    try:
-        cfg = resolve_config(args)
-        res = generate(cfg, args.out, workers=args.workers, address=args.address,
-                       force_new_run=args.force_new_run, progress=progress,
-                       progress_interval=args.progress_interval, max_in_flight=args.max_in_flight)
-    except (ConfigError, RunRefused) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    cfg = resolve_config(args)
+    res = generate(cfg, args.out, workers=args.workers, address=args.address,
+                   force_new_run=args.force_new_run, progress=progress,
+                   progress_interval=args.progress_interval, max_in_flight=args.max_in_flight)
     print(summary_text(res), flush=True)
     return 0 if res.ok else 3

@@ -14,12 +14,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generators.registry import scenario_for, trajectory_seed
+from generators.registry import plan_trajectory, scenario_for, trajectory_seed
 from generators.text_bank import split_sentences
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
-from schemas.config import RunConfig
+from schemas.config import ConfigError, RunConfig
 from schemas.trajectory import FailedRecord, TrajectoryRow
 
 VARIETY_SAMPLE_ROWS = 2000   # assistant text returned to the driver for variety figures, at most
@@ -102,13 +102,42 @@ def load_tokenizer(cfg: RunConfig) -> Any | None:
     return S3SpeechTokenizer(cfg.speech_tokenizer.onnx_path)
 
 
+def preflight(cfg: RunConfig) -> None:
+    """The config checks that read files, run once on the driver before any worker starts.
+
+    pydantic (schemas/config.py) checks values, and that files and folders exist; it runs again in
+    every worker, so what reads more than that lives here: audio inside noise_dir / rir_dir when
+    they are drawn from, and the speech tokenizer ONNX (loadable, S3 signature, 25 Hz output).
+    Without it each of these fails every trajectory in the workers. Raises ConfigError.
+    """
+    from pipeline.rooms import AUDIO_EXTS, list_audio
+    from pipeline.speech_tokens import TokenizerModelError, check_onnx_model
+
+    a = cfg.acoustics
+    exts = "/".join(AUDIO_EXTS)
+    if a.noise_file_prob > 0 and a.noise_dir is not None and not list_audio(a.noise_dir):
+        raise ConfigError(f"acoustics.noise_dir: no {exts} file under {a.noise_dir} "
+                          "(noise_file_prob > 0 draws noise files from it)")
+    if a.reverb_prob > 0 and "file" in a.reverb_kinds and a.rir_dir is not None and not list_audio(a.rir_dir):
+        raise ConfigError(f"acoustics.rir_dir: no {exts} file under {a.rir_dir} (reverb kind 'file' draws RIRs from it)")
+    if cfg.speech_tokenizer.onnx_path is not None:
+        try:
+            check_onnx_model(cfg.speech_tokenizer.onnx_path)
+        except TokenizerModelError as err:
+            raise ConfigError(f"speech_tokenizer.onnx_path: {err}") from None
+
+
 def assistant_text(row: TrajectoryRow) -> str:
     return " ".join(e.text for e in row.events if e.kind == "assistant_turn")
 
 
 def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any = None,
-              tokenizer: Any = None) -> ShardSummary:
+              tokenizer: Any = None, faults: dict[str, Any] | None = None) -> ShardSummary:
     """Render and write one shard. A trajectory that raises becomes a FailedRecord; the rest go on.
+
+    `faults` is the test-only fault plan of jobs.runner.read_faults: its "rows" (trajectory ids)
+    raise inside the per-trajectory try, so each becomes a failed record. It is not config: it
+    does not change the config hash.
 
     Files land under temp names and are renamed into place: the failure table first, then the
     rows, then the summary sidecar (sha256 of both), so a sidecar always describes whole files.
@@ -120,15 +149,17 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     weights = cfg.scenarios
     rows: list[TrajectoryRow] = []
     failures: list[FailedRecord] = []
+    planted = set((faults or {}).get("rows", ()))
     for j in range(plan.start, plan.stop):
         tid = trajectory_id(cfg.seed, plan.index, j)
-        seed = trajectory_seed(cfg.seed, j)
-        scenario = scenario_for(j, cfg.seed, weights)
+        seed, scenario = -1, ""   # -1 / "": what a record says if the seed or scenario itself failed
         try:
-            if tid in cfg.fail_on:
-                raise RuntimeError(f"planted failure for {tid} (config fail_on)")
-            rows.append(render_trajectory(cfg=cfg, traj_id=tid, seed=seed, scenario=scenario, tts=tts,
-                                          tokenizer=tokenizer))
+            seed = trajectory_seed(cfg.seed, j)
+            scenario = scenario_for(j, cfg.seed, weights)
+            if tid in planted:
+                raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
+            script = plan_trajectory(cfg, scenario, seed)   # planning is a generator's; pipeline realises it
+            rows.append(render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer))
         except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
             failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
                                          error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc()))
@@ -173,6 +204,12 @@ def check_shard(out: str | Path | Store, plan: ShardPlan, config_hash: str | Non
             return None, "sidecar describes another shard layout"
         if config_hash is not None and summary.get("config_hash", config_hash) != config_hash:
             return None, "made with another config"
+        # the sidecar may only name this shard's own files: never hash or read anything else
+        for key, own in (("path", paths["rows"]), ("failed_path", paths["failed"])):
+            named = summary[key] if key == "path" else summary.get(key)
+            if named != own and not (key == "failed_path" and named is None):
+                return None, (f"sidecar names a path outside the dataset or not this shard's "
+                              f"({key} {named!r}, expected {own!r})")
         for key, sha_key in (("path", "sha256"), ("failed_path", "failed_sha256")):
             if summary.get(sha_key) is None:
                 continue

@@ -19,17 +19,18 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from jobs.generate_cmd import add_run_args
+    from jobs.generate_cmd import add_run_args, seconds, whole_number
     p = sub.add_parser("submit", help="submit a generation to a Ray cluster as a Ray Job")
     p.add_argument("--address", help="Ray dashboard address, e.g. http://HOST:8265 (default: $RAY_API_SERVER_ADDRESS)")
     add_run_args(p)
     p.add_argument("--out", required=True, help="output folder on storage the cluster shares, or an fsspec URI")
-    p.add_argument("--workers", type=int, help="shard tasks to keep busy (default: every CPU of the cluster)")
-    p.add_argument("--max-in-flight", type=int, help="shard tasks submitted at once (default 2 x workers)")
+    p.add_argument("--workers", type=whole_number(1), help="shard tasks to keep busy (default: every CPU of the cluster)")
+    p.add_argument("--max-in-flight", type=whole_number(1), help="shard tasks submitted at once (default 2 x workers)")
     p.add_argument("--job-id", help="submission id (default: duplexsynth-<time>-<random>)")
-    p.add_argument("--progress-interval", type=float, default=10.0, help="seconds between progress lines in the job log")
+    p.add_argument("--progress-interval", type=seconds, default=10.0,
+                   help="seconds between progress lines in the job log")
     p.add_argument("--no-wait", action="store_true", help="print the job id and return; do not follow the logs")
-    p.add_argument("--timeout", type=float, help="give up following after this many seconds (the job keeps running)")
+    p.add_argument("--timeout", type=seconds, help="give up following after this many seconds (the job keeps running)")
     p.set_defaults(func=run)
 
 
@@ -48,14 +49,14 @@ def build_entrypoint(args: argparse.Namespace, out: str) -> str:
 def run(args: argparse.Namespace) -> int:
     from jobs.generate_cmd import resolve_config
     from jobs.ray_cluster import ClusterError, follow_job, job_client, job_exit_code, stage_job_package, submit_job
+    from jobs.shards import preflight
     from pipeline.io import is_uri
-    from schemas.config import ConfigError, dump_config
+    from schemas.config import dump_config
 
-    try:
-        cfg = resolve_config(args)
-    except ConfigError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    # Every config check runs here, before anything is uploaded: pydantic's, then those that read
+    # files (tokenizer ONNX, noise/RIR folders). A refusal is a UsageError: jobs.cli prints one line.
+    cfg = resolve_config(args)
+    preflight(cfg)
     out = args.out if is_uri(args.out) else str(Path(args.out).absolute())
     job_id = args.job_id or f"duplexsynth-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     try:

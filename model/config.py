@@ -11,6 +11,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from schemas.errors import UsageError
+
 CONFIG_DIR = Path(__file__).parent / "configs"
 
 
@@ -90,7 +92,7 @@ class RunSpec(_Strict):
     memory_plan: str | None = None          # documentation only (9B configs)
 
 
-class TrainConfigError(ValueError):
+class TrainConfigError(UsageError, ValueError):
     """A trainer config that cannot be used; names every bad field."""
 
 

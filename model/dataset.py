@@ -27,9 +27,10 @@ import torch
 
 from model import audio as fe
 from model.protocol import ProtocolVocab
+from schemas.errors import UsageError
 
 
-class DataError(ValueError):
+class DataError(UsageError, ValueError):
     """Training shards that cannot be read or do not fit the model."""
 
 

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol as TypingProtocol, Sequence
 
+from schemas.errors import UsageError
+
 SPEECH_CODEBOOK = 6561
 SPEECH_TOKENS_PER_SECOND = 25
 AUDIO_EMBEDS_PER_SECOND = 10
@@ -66,7 +68,7 @@ def speech_token_name(code: int) -> str:
     return f"<|s_{code}|>"
 
 
-class ProtocolError(ValueError):
+class ProtocolError(UsageError, ValueError):
     """A trajectory or tokenizer that cannot be laid out as the protocol requires."""
 
 

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from schemas.errors import UsageError
+
 SAMPLE_RATE = 16_000
 HOP = 160                                   # samples per mel frame (100 frames/s)
 TOKENS_PER_SECOND = 25
@@ -212,6 +214,35 @@ class S3SpeechTokenizer:
         if self._sha256 is None:
             self._sha256 = _sha256(self.onnx_path)
         return tokenizer_identity(self.onnx_path, self._sha256)
+
+
+class TokenizerModelError(UsageError, ValueError):
+    """The configured tokenizer file is not a usable S3 speech tokenizer; the message names it."""
+
+
+def check_onnx_model(path: str | Path) -> None:
+    """Refuse a file that is not an S3 tokenizer ONNX, before any worker starts.
+
+    Opens the session (a file that is not ONNX fails here), checks the signature (inputs: log-mel
+    float32 [B, 128, T] and an integer length; an integer token output), and tokenizes 1 s of
+    silence, which must give 25 ids in [0, 6561) (a 50 Hz v1 tokenizer gives 50).
+    """
+    def first_line(err: BaseException) -> str:
+        return next((ln.strip() for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
+
+    try:
+        tok = S3SpeechTokenizer(path)
+    except FileNotFoundError as err:
+        raise TokenizerModelError(str(err)) from None
+    except (OSError, ValueError) as err:
+        msg = first_line(err)
+        raise TokenizerModelError(msg if str(path) in msg else f"{path}: {msg}") from None
+    try:
+        tok.tokenize(np.zeros(SAMPLE_RATE, dtype=np.float32), SAMPLE_RATE)
+    except Exception as err:  # noqa: BLE001 - onnxruntime raises its own types; any failure refuses the file
+        msg = first_line(err)
+        raise TokenizerModelError(msg if str(path) in msg else
+                                  f"{path}: fails on 1 s of silence ({type(err).__name__}: {msg})") from None
 
 
 def _sha256(path: Path) -> str:

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StrictFloat, StrictInt, Tag, ValidationError,
+                      field_validator, model_validator)
+
+from schemas.errors import UsageError
 
 SCENARIOS: tuple[str, ...] = (
     "turn_taking",
@@ -29,19 +32,55 @@ SCENARIOS: tuple[str, ...] = (
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != "conversation")
 
 
-class ConfigError(ValueError):
+# The languages the text banks (generators/banks) are written in; `language` must be one of them.
+SUPPORTED_LANGUAGES: tuple[str, ...] = ("en",)
+# Sample rates the pipeline renders and `duplexsynth validate` passes (measured at 16, 22.05, 24, 32,
+# 44.1 and 48 kHz; espeak's native 22050 Hz is resampled by soxr, as noise files and RIRs are).
+# Nothing below 16 kHz: the speech tokenizer and the trainer's audio encoder hear 16 kHz audio, and
+# at 8 kHz the 4 kHz high shelf of other-directed speech degenerates to no filter at all.
+SUPPORTED_SAMPLE_RATES: tuple[int, ...] = (16_000, 22_050, 24_000, 32_000, 44_100, 48_000)
+# The shortest unit the generator really supports. A unit that is "speak" must hold audible
+# assistant audio (DESIGN §5), so a unit must be longer than the longest silence inside an assistant
+# turn, or a window can fall wholly inside one. Measured by resynthesising every assistant text of
+# several runs with each assistant voice at its slowest drawn rate: espeak pauses up to 0.45 s at a
+# sentence end ("nice! That's"), so 0.48 s (`validate` already fails at 0.2-0.28 s); the
+# `conversation` family voices sentence and comma breaks as paragraph breaks (long_break_prob,
+# phrase_break_prob) of up to 0.79 s, so 0.84 s there (the natural preset fails at 0.6 s).
+MIN_UNIT_S = 0.48
+MIN_UNIT_S_LONG_BREAKS = 0.84
+MAX_UNIT_S = 10.0
+MAX_NUM = 100_000_000            # trajectories in one run
+MAX_SEED = 2**63 - 1             # run seeds are stored as int64
+MAX_DRAW_S = 60.0                # the longest silence any timing draw may make (Moshi: silent stretches to 30 s)
+MAX_PER_MIN = 60.0               # rates per minute (seconds per minute of dialogue, backchannels per minute)
+MAX_EXCHANGES = 40               # exchanges in one `conversation` session
+MAX_ONSET_PARAM_S = 5.0          # |mu|, sigma, tau of backchannel_onset
+SNR_DB_MIN, SNR_DB_MAX = -30.0, 60.0
+GAIN_DB_MIN, GAIN_DB_MAX = -40.0, 40.0
+DRR_DB_MIN, DRR_DB_MAX = -20.0, 40.0
+MAX_LATENCY_S = 120.0            # harness latencies and timeout: a simulated call longer than this is not a call
+MAX_LATENCY_SIGMA = 5.0
+MAX_SHARD_ATTEMPTS = 20
+MAX_SCENARIO_WEIGHT = 1e6
+
+Num = StrictFloat   # a number: int or float, never a bool or a string
+Int = StrictInt     # a whole number, never a bool, float or string
+
+
+class ConfigError(UsageError, ValueError):
     """A config that cannot be used; the message names every bad field and why."""
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: NaN and +-inf pass every comparison-based bound and fail in the workers.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Range(_Strict):
     """A closed interval [lo, hi] to draw uniformly from."""
 
-    lo: float
-    hi: float
+    lo: Num
+    hi: Num
 
     @model_validator(mode="after")
     def _ordered(self) -> "Range":
@@ -67,12 +106,12 @@ class Dist(_Strict):
     """
 
     kind: Literal["uniform", "normal", "lognormal", "exgauss", "empirical"]
-    mu: float = 0.0
-    sigma: float = Field(0.0, ge=0.0)
-    tau: float = Field(0.0, ge=0.0)
-    q: tuple[float, ...] = ()
-    lo: float | None = None
-    hi: float | None = None
+    mu: Num = 0.0
+    sigma: Num = Field(0.0, ge=0.0)
+    tau: Num = Field(0.0, ge=0.0)
+    q: tuple[Num, ...] = ()
+    lo: Num | None = None
+    hi: Num | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> "Dist":
@@ -101,7 +140,16 @@ class Dist(_Strict):
         return lo, hi
 
 
-Draw = Range | Dist   # a timing draw: a plain [lo, hi] (uniform) or any Dist
+def _draw_kind(v: Any) -> str:
+    """Which model a timing draw is: a mapping with `kind` is a Dist, anything else a Range."""
+    if isinstance(v, (Range, Dist)):
+        return "dist" if isinstance(v, Dist) else "range"
+    return "dist" if isinstance(v, dict) and "kind" in v else "range"
+
+
+# A timing draw: a plain [lo, hi] (uniform) or any Dist. The discriminator gives one error per bad
+# field (the branch the value was meant for), not one per union member.
+Draw = Annotated[Annotated[Range, Tag("range")] | Annotated[Dist, Tag("dist")], Discriminator(_draw_kind)]
 
 
 def _support(d: Draw) -> tuple[float, float]:
@@ -122,6 +170,8 @@ class TimingConfig(_Strict):
     mapping such as `{kind: exgauss, mu: -0.05, sigma: 0.25, tau: 0.2, lo: -0.3, hi: 2.0}`.
     The fields below the first block are only read when they are switched on (a probability or a
     gain above 0, or the `conversation` family), so default outputs do not change.
+    Every duration draw must lie within [its floor, MAX_DRAW_S] (an unbounded Dist needs `hi`), and
+    every rate within [0, MAX_PER_MIN]: they size the audio of a trajectory.
     """
 
     eot_s: Draw = Range(lo=0.2, hi=0.6)          # silence needed to know the user finished (>= 0.2)
@@ -132,33 +182,34 @@ class TimingConfig(_Strict):
     tail_s: Draw = Range(lo=0.5, hi=1.5)         # silence after the last event
     pause_s: Draw = Range(lo=0.8, hi=2.0)        # hesitation pause inside a user turn
     fade_s: Range = Range(lo=0.02, hi=0.05)      # fade-out before an interruption cut
-    backchannel_onset: tuple[float, float, float] = (-0.32, 0.18, 0.20)  # ex-Gaussian mu, sigma, tau
+    backchannel_onset: tuple[Num, Num, Num] = (-0.32, 0.18, 0.20)  # ex-Gaussian mu, sigma, tau
 
     # Silent stretches (Moshi: up to 30 s): the user says nothing for a long while before a turn.
-    silence_prob: float = Field(0.0, ge=0.0, le=1.0)
+    silence_prob: Num = Field(0.0, ge=0.0, le=1.0)
     silence_s: Draw = Range(lo=3.0, hi=30.0)
     # Closed-loop controller (compose._place_user, generators/timing.py): each session draws targets
     # for gap, overlap and pause seconds per minute of dialogue (defaults: around Fisher's); before
     # each user turn the realised figures of the audio placed so far pull the drawn
     # assistant->user offset and hesitation length toward the targets, by `controller_gain` (0: off).
-    controller_gain: float = Field(0.0, ge=0.0, le=1.0)
+    controller_gain: Num = Field(0.0, ge=0.0, le=1.0)
     target_gap_per_min: Draw = Range(lo=3.8, hi=4.8)
     target_overlap_per_min: Draw = Range(lo=3.0, hi=3.9)
     target_pause_per_min: Draw = Range(lo=5.2, hi=6.7)
     # The `conversation` family: session length, backchannel rate, hesitations, interruptions.
-    exchanges: tuple[int, int] = (5, 8)
+    exchanges: tuple[Int, Int] = (5, 8)
     backchannel_per_min: Draw = Range(lo=4.0, hi=10.0)   # per minute of assistant speech
-    hesitation_prob: float = Field(0.3, ge=0.0, le=1.0)   # per user turn
-    interrupt_prob: float = Field(0.1, ge=0.0, le=1.0)    # per long assistant turn
+    hesitation_prob: Num = Field(0.3, ge=0.0, le=1.0)   # per user turn
+    interrupt_prob: Num = Field(0.1, ge=0.0, le=1.0)    # per long assistant turn
     interrupt_at: Draw = Range(lo=0.15, hi=0.55)          # onset, fraction of the planned turn
-    long_break_prob: float = Field(0.4, ge=0.0, le=1.0)   # a sentence break voiced as a paragraph (longer) pause
-    phrase_break_prob: float = Field(0.0, ge=0.0, le=1.0)  # a comma voiced as a longer pause
+    long_break_prob: Num = Field(0.4, ge=0.0, le=1.0)   # a sentence break voiced as a paragraph (longer) pause
+    phrase_break_prob: Num = Field(0.0, ge=0.0, le=1.0)  # a comma voiced as a longer pause
 
     @field_validator("eot_s")
     @classmethod
     def _eot_floor(cls, v: Draw) -> Draw:
         if _support(v)[0] < 0.2:
             raise ValueError("eot_s.lo must be >= 0.2 s (DESIGN §2 rule 2)")
+        _within("eot_s", v, 0.2, MAX_DRAW_S)
         return v
 
     @field_validator("detect_s")
@@ -167,12 +218,20 @@ class TimingConfig(_Strict):
         _within("detect_s", v, 0.3, 0.8)   # DESIGN §2 rule 3
         return v
 
-    @field_validator("response_lead_s", "lead_in_s", "tail_s", "pause_s", "silence_s", "target_gap_per_min",
-                     "target_overlap_per_min", "target_pause_per_min")
+    @field_validator("response_lead_s", "lead_in_s", "tail_s", "pause_s", "silence_s")
     @classmethod
-    def _nonnegative(cls, v: Draw) -> Draw:
+    def _duration(cls, v: Draw, info: Any) -> Draw:
         if _support(v)[0] < 0:
             raise ValueError("must not go below 0 s (give a Dist lo >= 0)")
+        _within(info.field_name, v, 0.0, MAX_DRAW_S)
+        return v
+
+    @field_validator("target_gap_per_min", "target_overlap_per_min", "target_pause_per_min", "backchannel_per_min")
+    @classmethod
+    def _rate(cls, v: Draw, info: Any) -> Draw:
+        if _support(v)[0] < 0:
+            raise ValueError("must not go below 0 (give a Dist lo >= 0)")
+        _within(info.field_name, v, 0.0, MAX_PER_MIN)
         return v
 
     @field_validator("pause_s")
@@ -188,6 +247,7 @@ class TimingConfig(_Strict):
         if _support(v)[0] < -0.8 or _support(v)[1] == float("inf"):
             raise ValueError("user_gap_s needs a finite hi and lo >= -0.8 s (an overlapping start longer than "
                              "the longest detect_s would be an interruption)")
+        _within("user_gap_s", v, -0.8, MAX_DRAW_S)
         return v
 
     @field_validator("interrupt_at")
@@ -201,8 +261,19 @@ class TimingConfig(_Strict):
     @field_validator("exchanges")
     @classmethod
     def _exchanges(cls, v: tuple[int, int]) -> tuple[int, int]:
-        if not 1 <= v[0] <= v[1]:
-            raise ValueError("exchanges must be (lo, hi) with 1 <= lo <= hi")
+        if not 1 <= v[0] <= v[1] <= MAX_EXCHANGES:
+            raise ValueError(f"exchanges must be [lo, hi] with 1 <= lo <= hi <= {MAX_EXCHANGES} "
+                             f"(exchanges per session), got {list(v)}")
+        return v
+
+    @field_validator("backchannel_onset")
+    @classmethod
+    def _onset(cls, v: tuple[float, float, float]) -> tuple[float, float, float]:
+        mu, sigma, tau = v
+        m = MAX_ONSET_PARAM_S
+        if not (abs(mu) <= m and 0 <= sigma <= m and 0 <= tau <= m):
+            raise ValueError(f"backchannel_onset is [mu, sigma, tau] in seconds with |mu| <= {m}, "
+                             f"0 <= sigma <= {m}, 0 <= tau <= {m}; got {list(v)}")
         return v
 
     @field_validator("fade_s")
@@ -221,30 +292,55 @@ class AcousticsConfig(_Strict):
     (reverberant) speech; validation regenerates every component from meta and checks each one.
     The first block is what default outputs always had; everything after it is off (probability
     0) unless a config or preset (`natural`) switches it on. Moshi's ranges are in the comments.
+    SNRs lie within [SNR_DB_MIN, SNR_DB_MAX] dB; whether noise_dir / rir_dir hold audio is checked
+    by jobs.shards.preflight (it reads the folders, so not on every validation in a worker).
     """
 
-    noise_prob: float = Field(0.8, ge=0.0, le=1.0)
+    noise_prob: Num = Field(0.8, ge=0.0, le=1.0)
     snr_db: Range = Range(lo=5.0, hi=30.0)
     noise_colors: tuple[Literal["white", "pink", "brown"], ...] = ("white", "pink", "brown")
     user_gain_db: Range = Range(lo=-6.0, hi=3.0)
 
-    gain_prob: float = Field(1.0, ge=0.0, le=1.0)          # Moshi: -24..+15 dB with p=0.5
-    babble_prob: float = Field(0.0, ge=0.0, le=1.0)        # several background TTS talkers
+    gain_prob: Num = Field(1.0, ge=0.0, le=1.0)          # Moshi: -24..+15 dB with p=0.5
+    babble_prob: Num = Field(0.0, ge=0.0, le=1.0)        # several background TTS talkers
     babble_snr_db: Range = Range(lo=5.0, hi=25.0)
-    babble_talkers: tuple[int, int] = (3, 6)
-    hum_prob: float = Field(0.0, ge=0.0, le=1.0)           # mains hum, 50 or 60 Hz with harmonics
+    babble_talkers: tuple[Int, Int] = (3, 6)
+    hum_prob: Num = Field(0.0, ge=0.0, le=1.0)           # mains hum, 50 or 60 Hz with harmonics
     hum_snr_db: Range = Range(lo=15.0, hi=40.0)
     noise_dir: Path | None = None                          # wav/flac files (MUSAN, DNS...), looped and cropped
-    noise_file_prob: float = Field(0.0, ge=0.0, le=1.0)
+    noise_file_prob: Num = Field(0.0, ge=0.0, le=1.0)
     noise_file_snr_db: Range = Range(lo=0.0, hi=25.0)
-    reverb_prob: float = Field(0.0, ge=0.0, le=1.0)        # the user's speech in a room
+    reverb_prob: Num = Field(0.0, ge=0.0, le=1.0)        # the user's speech in a room
     reverb_kinds: tuple[Literal["exp", "shoebox", "file"], ...] = ("exp",)
     rt60_s: Range = Range(lo=0.2, hi=0.8)
     drr_db: Range = Range(lo=0.0, hi=12.0)                 # direct-to-reverberant ratio (exp rooms)
     rir_dir: Path | None = None                            # real RIRs (wav/flac) for reverb kind "file"
-    echo_prob: float = Field(0.0, ge=0.0, le=1.0)          # Moshi: x U[0, 0.2], U[100, 500] ms
+    echo_prob: Num = Field(0.0, ge=0.0, le=1.0)          # Moshi: x U[0, 0.2], U[100, 500] ms
     echo_gain: Range = Range(lo=0.0, hi=0.2)               # amplitude of the direct echo path
     echo_delay_s: Range = Range(lo=0.1, hi=0.5)
+
+    @field_validator("snr_db", "babble_snr_db", "hum_snr_db", "noise_file_snr_db")
+    @classmethod
+    def _snr(cls, v: Range, info: Any) -> Range:
+        if v.lo < SNR_DB_MIN or v.hi > SNR_DB_MAX:
+            raise ValueError(f"{info.field_name} must lie within [{SNR_DB_MIN:g}, {SNR_DB_MAX:g}] dB "
+                             f"(got [{v.lo:g}, {v.hi:g}])")
+        return v
+
+    @field_validator("user_gain_db")
+    @classmethod
+    def _gain(cls, v: Range) -> Range:
+        if v.lo < GAIN_DB_MIN or v.hi > GAIN_DB_MAX:
+            raise ValueError(f"user_gain_db must lie within [{GAIN_DB_MIN:g}, {GAIN_DB_MAX:g}] dB "
+                             f"(got [{v.lo:g}, {v.hi:g}])")
+        return v
+
+    @field_validator("drr_db")
+    @classmethod
+    def _drr(cls, v: Range) -> Range:
+        if v.lo < DRR_DB_MIN or v.hi > DRR_DB_MAX:
+            raise ValueError(f"drr_db must lie within [{DRR_DB_MIN:g}, {DRR_DB_MAX:g}] dB (got [{v.lo:g}, {v.hi:g}])")
+        return v
 
     @field_validator("babble_talkers")
     @classmethod
@@ -283,6 +379,9 @@ class AcousticsConfig(_Strict):
 
     @model_validator(mode="after")
     def _sources(self) -> "AcousticsConfig":
+        if self.noise_prob > 0 and not self.noise_colors:
+            raise ValueError("noise_colors is empty but noise_prob > 0: list at least one of white, pink, brown, "
+                             "or set noise_prob: 0")
         if self.noise_file_prob > 0 and self.noise_dir is None:
             raise ValueError("noise_file_prob > 0 needs noise_dir")
         if self.reverb_prob > 0 and "file" in self.reverb_kinds and self.rir_dir is None:
@@ -295,12 +394,12 @@ class AcousticsConfig(_Strict):
 class ToolConfig(_Strict):
     """One harness capability: lognormal latency and failure probabilities."""
 
-    latency_median_s: float = Field(3.0, gt=0)
-    latency_sigma: float = Field(0.5, ge=0)
-    latency_max_s: float = Field(25.0, gt=0)
-    p_error: float = Field(0.05, ge=0, le=1)
-    p_timeout: float = Field(0.03, ge=0, le=1)
-    p_partial: float = Field(0.05, ge=0, le=1)
+    latency_median_s: Num = Field(3.0, gt=0, le=MAX_LATENCY_S)
+    latency_sigma: Num = Field(0.5, ge=0, le=MAX_LATENCY_SIGMA)
+    latency_max_s: Num = Field(25.0, gt=0, le=MAX_LATENCY_S)
+    p_error: Num = Field(0.05, ge=0, le=1)
+    p_timeout: Num = Field(0.03, ge=0, le=1)
+    p_partial: Num = Field(0.05, ge=0, le=1)
 
     @model_validator(mode="after")
     def _probabilities(self) -> "ToolConfig":
@@ -325,7 +424,7 @@ class HarnessConfig(_Strict):
     """The simulated background harness: which tools exist and how they behave."""
 
     tools: dict[str, ToolConfig] = Field(default_factory=lambda: dict(DEFAULT_TOOLS))
-    timeout_s: float = Field(12.0, gt=0)   # a call still running this long is reported as timed out
+    timeout_s: Num = Field(12.0, gt=0, le=MAX_LATENCY_S)   # a call still running this long is reported as timed out
 
     @field_validator("tools")
     @classmethod
@@ -338,7 +437,6 @@ class HarnessConfig(_Strict):
 
 class TTSConfig(_Strict):
     backend: Literal["espeak"] = "espeak"
-    voices: tuple[str, ...] = ()   # empty: the backend's default voice list
 
 
 class SpeechTokenizerConfig(_Strict):
@@ -355,23 +453,62 @@ class SpeechTokenizerConfig(_Strict):
 
 
 class RunConfig(_Strict):
-    """Everything that decides the bytes of a dataset. Its hash goes in the manifest."""
+    """Everything that decides the bytes of a dataset. Its hash goes in the manifest.
 
-    seed: int = 0
-    num: int = Field(60, ge=1)
-    shard_size: int = Field(8, ge=1, le=10_000)
+    Checks that need files beyond an is-file / is-folder test (the tokenizer ONNX signature, audio
+    inside noise_dir / rir_dir) are in jobs.shards.preflight, run once before any worker starts.
+    """
+
+    seed: Int = Field(0, ge=0, le=MAX_SEED)
+    num: Int = Field(60, ge=1, le=MAX_NUM)
+    shard_size: Int = Field(8, ge=1, le=10_000)
     language: str = "en"
-    sample_rate: int = Field(16_000, ge=8_000, le=48_000)
-    unit_s: float = Field(1.0, gt=0.0, le=10.0)
-    scenarios: dict[str, float] = Field(default_factory=lambda: {s: 1.0 for s in DEFAULT_SCENARIOS})
+    sample_rate: Int = 16_000
+    unit_s: Num = Field(1.0, le=MAX_UNIT_S)
+    scenarios: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] = Field(
+        default_factory=lambda: {s: 1.0 for s in DEFAULT_SCENARIOS})
     timing: TimingConfig = TimingConfig()
     acoustics: AcousticsConfig = AcousticsConfig()
     tts: TTSConfig = TTSConfig()
     harness: HarnessConfig = HarnessConfig()
     speech_tokenizer: SpeechTokenizerConfig = SpeechTokenizerConfig()
-    flac_compression: int = Field(5, ge=0, le=8)
-    max_shard_attempts: int = Field(3, ge=1)
-    fail_on: tuple[str, ...] = ()  # test hook: trajectory ids whose rendering must raise
+    flac_compression: Int = Field(5, ge=0, le=8)
+    max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, v: str) -> str:
+        if v not in SUPPORTED_LANGUAGES:
+            raise ValueError(f"language {v!r} is not supported (the text banks are written in "
+                             f"{list(SUPPORTED_LANGUAGES)}); supported: {list(SUPPORTED_LANGUAGES)}")
+        return v
+
+    @field_validator("sample_rate")
+    @classmethod
+    def _sample_rate(cls, v: int) -> int:
+        if v not in SUPPORTED_SAMPLE_RATES:
+            raise ValueError(f"sample_rate {v} Hz is not supported; supported: {list(SUPPORTED_SAMPLE_RATES)}")
+        return v
+
+    @field_validator("unit_s")
+    @classmethod
+    def _unit_floor(cls, v: float) -> float:
+        if v < MIN_UNIT_S - 1e-9:
+            raise ValueError(f"unit_s must be >= {MIN_UNIT_S} s: espeak pauses up to ~0.45 s inside an assistant "
+                             "turn, and a shorter unit puts speak decisions over silent windows that `validate` "
+                             "rejects")
+        return v
+
+    @model_validator(mode="after")
+    def _unit_fits_long_breaks(self) -> "RunConfig":
+        t = self.timing
+        long_breaks = self.scenarios.get("conversation", 0.0) > 0 and (t.long_break_prob > 0 or t.phrase_break_prob > 0)
+        if long_breaks and self.unit_s < MIN_UNIT_S_LONG_BREAKS - 1e-9:
+            raise ValueError(f"unit_s: must be >= {MIN_UNIT_S_LONG_BREAKS} s with the conversation family and "
+                             "timing.long_break_prob or phrase_break_prob > 0: those paragraph pauses last up to "
+                             "~0.8 s, and a shorter unit puts speak decisions over silent windows that `validate` "
+                             "rejects (or set both probabilities to 0)")
+        return self
 
     @field_validator("scenarios")
     @classmethod
@@ -379,8 +516,6 @@ class RunConfig(_Strict):
         unknown = sorted(set(v) - set(SCENARIOS))
         if unknown:
             raise ValueError(f"unknown scenario(s) {unknown}; known: {list(SCENARIOS)}")
-        if any(w < 0 for w in v.values()):
-            raise ValueError("scenario weights must be >= 0")
         if not any(w > 0 for w in v.values()):
             raise ValueError("at least one scenario needs a positive weight")
         return v
@@ -388,9 +523,9 @@ class RunConfig(_Strict):
     @model_validator(mode="after")
     def _units_fit_tokens(self) -> "RunConfig":
         if abs(self.unit_s * 25 - round(self.unit_s * 25)) > 1e-9:
-            raise ValueError("unit_s must be a multiple of 0.04 s so each unit holds whole 25 Hz speech tokens")
+            raise ValueError("unit_s: must be a multiple of 0.04 s so each unit holds whole 25 Hz speech tokens")
         if abs(self.unit_s * self.sample_rate - round(self.unit_s * self.sample_rate)) > 1e-6:
-            raise ValueError("unit_s * sample_rate must be a whole number of samples")
+            raise ValueError("unit_s: unit_s * sample_rate must be a whole number of samples")
         return self
 
     def config_hash(self) -> str:
@@ -403,11 +538,13 @@ class RunConfig(_Strict):
 
 
 def _format_errors(err: ValidationError, source: str) -> str:
-    lines = [f"invalid config ({source}):"]
+    """One line naming every bad field: `invalid config (src): timing.eot_s: ...; acoustics.snr_db: ...`."""
+    parts = []
     for e in err.errors():
-        path = ".".join(str(p) for p in e["loc"]) or "<root>"
-        lines.append(f"  {path}: {e['msg']}")
-    return "\n".join(lines)
+        path = ".".join(str(p) for p in e["loc"] if p not in ("range", "dist"))   # not the Draw tags
+        msg = str(e["msg"]).removeprefix("Value error, ").replace("\n", " ")
+        parts.append(f"{path}: {msg}" if path else msg)   # whole-config checks name their fields
+    return f"invalid config ({source}): " + "; ".join(parts)
 
 
 def parse_config(data: dict[str, Any], source: str = "<dict>") -> RunConfig:
@@ -421,6 +558,81 @@ def parse_config(data: dict[str, Any], source: str = "<dict>") -> RunConfig:
 
 
 PRESET_DIR = Path(__file__).with_name("presets")
+MAX_CONFIG_BYTES = 16 * 2**20   # a config is a page of YAML; fit-timing's quantiles are a few KiB
+MAX_YAML_DEPTH = 64             # nesting levels; a config needs four
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses duplicate mapping keys (the last silently won) and deep nesting
+    (PyYAML's composer recurses once per level: 10,000 nested lists raised RecursionError)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                                  self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    if key in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"duplicate key {key!r} (first given at line {seen[key]})",
+                            key_node.start_mark)
+                    seen[key] = key_node.start_mark.line + 1
+                except TypeError:   # an unhashable key: construct_mapping refuses it below
+                    continue
+        return super().construct_mapping(node, deep)
+
+
+def _yaml_error(err: yaml.YAMLError, source: str) -> str:
+    """A YAML error on one line: file, line and column, what is wrong."""
+    mark = getattr(err, "problem_mark", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    what = getattr(err, "problem", None) or str(err)
+    context = getattr(err, "context", None)
+    return f"invalid YAML in {source}: {where}{what}" + (f" ({context})" if context else "")
+
+
+def read_yaml(path: str | Path, source: str | None = None) -> Any:
+    """The YAML document of a file, or ConfigError naming the file and, where known, line and key."""
+    source = source or str(path)
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise ConfigError(f"config {source} is a folder, not a YAML file")
+        with open(p, "rb") as f:
+            blob = f.read(MAX_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {source}") from None
+    except PermissionError:
+        raise ConfigError(f"config file {source} cannot be read: permission denied") from None
+    except OSError as err:
+        raise ConfigError(f"config file {source} cannot be read: {err.strerror or err}") from None
+    if len(blob) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"config file {source} is larger than {MAX_CONFIG_BYTES // 2**20} MiB; not a run config")
+    try:
+        text = blob.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"config file {source} is not UTF-8 text (byte {err.start} is 0x{blob[err.start]:02x}); "
+                          "is it a binary file?") from None
+    try:
+        return yaml.load(text, Loader=_ConfigLoader)
+    except yaml.YAMLError as err:
+        raise ConfigError(_yaml_error(err, source)) from None
+    except RecursionError:   # a structure the depth guard does not see (e.g. deep flow nesting in the parser)
+        raise ConfigError(f"invalid YAML in {source}: nested too deeply") from None
 
 
 def list_presets() -> list[str]:
@@ -433,7 +645,7 @@ def load_preset(name: str) -> dict[str, Any]:
     path = PRESET_DIR / f"{name}.yaml"
     if not path.is_file():
         raise ConfigError(f"unknown preset {name!r}; known: {list_presets()}")
-    data = yaml.safe_load(path.read_text()) or {}
+    data = read_yaml(path, f"preset {name}") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"preset {name}: top level must be a mapping")
     return data
@@ -463,14 +675,11 @@ def load_config(path: str | Path | None, overrides: dict[str, Any] | None = None
         data = load_preset(preset)
     if path is not None:
         source = str(path) if preset is None else f"preset {preset} + {path}"
-        try:
-            file_data = yaml.safe_load(Path(path).read_text()) or {}
-        except FileNotFoundError:
-            raise ConfigError(f"config file not found: {path}") from None
-        except yaml.YAMLError as err:
-            raise ConfigError(f"invalid YAML in {path}: {err}") from None
+        file_data = read_yaml(path)
+        if file_data is None:
+            file_data = {}
         if not isinstance(file_data, dict):
-            raise ConfigError(f"invalid config ({path}): top level must be a mapping")
+            raise ConfigError(f"invalid config ({path}): top level must be a mapping, got {type(file_data).__name__}")
         data = _deep_merge(data, file_data)
     data = {**data, **{k: v for k, v in (overrides or {}).items() if v is not None}}
     return parse_config(data, source)

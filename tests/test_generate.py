@@ -5,13 +5,12 @@ import io
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import soundfile as sf
 
+from jobs.runner import read_faults
 from jobs.shards import ShardPlan, run_shard
 from jobs.validate_cmd import validate_dataset
 from schemas.arrow import row_from_dict
@@ -113,8 +112,9 @@ def test_schema_round_trip(two_runs):
 
 
 def test_failed_trajectory_becomes_a_record_and_the_shard_goes_on(tmp_path, espeak):
-    cfg = RunConfig(seed=3, num=4, shard_size=4, fail_on=("s3-00000-0000001",))
-    s = run_shard(cfg, ShardPlan(0, 0, 4), tmp_path, tts=espeak)
+    cfg = RunConfig(seed=3, num=4, shard_size=4)
+    faults = read_faults({"DUPLEXSYNTH_FAULTS": "row:s3-00000-0000001"})
+    s = run_shard(cfg, ShardPlan(0, 0, 4), tmp_path, tts=espeak, faults=faults)
     assert s.rows == 3 and s.failed == 1
     failed = pq.read_table(tmp_path / s.failed_path).to_pylist()
     assert failed[0]["id"] == "s3-00000-0000001" and "planted failure" in failed[0]["error"]

@@ -185,16 +185,16 @@ def test_changed_config_is_refused_unless_force_new_run(reference, tmp_path):
 
 @pytest.fixture(scope="module")
 def faulty_run(tmp_path_factory, local_ray):
-    """One CLI run with a planted trajectory failure (config fail_on), a worker that dies on its
+    """One CLI run with a planted trajectory failure (DUPLEXSYNTH_FAULTS row:ID), a worker that dies on its
     first attempt (shard 1) and a shard that raises on every attempt (2); then the same command again without the faults. Both attach to the module's
     Ray with --address, as `duplexsynth generate --address auto` does on a cluster."""
     root = tmp_path_factory.mktemp("faults")
     planted = trajectory_id(7, 0, 1)
-    cfg = _cfg(num=8, max_shard_attempts=2, fail_on=(planted,))
+    cfg = _cfg(num=8, max_shard_attempts=2)
     (root / "cfg.yaml").write_text(dump_config(cfg))
     out = root / "out"
     tag = uuid.uuid4().hex
-    faults = {"DUPLEXSYNTH_FAULTS": "exit-once:1,raise:2", "DUPLEXSYNTH_FAULTS_DIR": str(root / "markers")}
+    faults = {"DUPLEXSYNTH_FAULTS": f"exit-once:1,raise:2,row:{planted}", "DUPLEXSYNTH_FAULTS_DIR": str(root / "markers")}
     first = _cli("generate", "--config", str(root / "cfg.yaml"), "--out", str(out), "--progress-interval", "0",
                  "--address", local_ray, tag=tag, env=faults)
     state = {"manifest": (out / "manifest.json").exists(),
