@@ -7,6 +7,8 @@ import sys
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from jobs.dataset_reader import ALLOW_INCOMPLETE_HELP
+
     p = subparsers.add_parser(
         "export", help="export trajectory shards as training shards (unit layout, loss mask, audio)",
         description="Tokenise trajectories into the trainer's unit layout (DESIGN §3) with a per-token "
@@ -29,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--no-chunk-eos-loss", action="store_true",
                    help="no loss on <|chunk_eos|> (the literal DESIGN §3 list; see model/protocol.py)")
     p.add_argument("--workers", type=int, default=1, help="processes converting shards in parallel")
-    p.add_argument("--overwrite", action="store_true", help="replace a non-empty --out")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --out that holds an earlier export (never another folder)")
+    p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
     p.set_defaults(func=run)
 
 
@@ -41,11 +45,19 @@ def run(args: argparse.Namespace) -> int:
         opts = ExportOptions(tokenizer=args.tokenizer, mix=parse_mix(args.mix), val_fraction=args.val_fraction,
                              seed=args.seed, rows_per_shard=args.rows_per_shard, audio_format=args.audio,
                              image_tokens=args.image_tokens, chunk_eos_loss=not args.no_chunk_eos_loss,
-                             workers=args.workers, overwrite=args.overwrite)
+                             workers=args.workers, overwrite=args.overwrite,
+                             allow_incomplete=args.allow_incomplete)
         m = export(args.dir, args.out, opts, progress=sys.stderr.isatty())
     except (ExportError, ProtocolError) as err:
         print(f"export failed: {err}", file=sys.stderr)
         return 2
+    skipped = m["source"].get("skipped")
+    if skipped:
+        rows = f"{'' if skipped['rows_exact'] else 'at least '}{skipped['rows']}"
+        more = skipped["problems_total"] - 3
+        print(f"warning: {args.dir} is incomplete or corrupt; exported {len(m['source']['shards'])} shard(s), "
+              f"skipped {skipped['shards']} shard(s) ({rows} rows): {'; '.join(skipped['problems'][:3])}"
+              + (f"; ... and {more} more problem(s)" if more > 0 else ""), file=sys.stderr)
     sp = m["split"]
     print(json.dumps({"out": args.out, "train_rows": sp["train"].get("rows", 0), "train_samples": sp["train"].get("samples", 0),
                       "val_rows": sp["val"].get("rows", 0), "vocab_size": m["tokenizer"]["vocab_size"],

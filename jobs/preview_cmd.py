@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from jobs.dataset_reader import DatasetError, DatasetReader, RowRef
+from jobs.dataset_reader import ALLOW_INCOMPLETE_HELP, DatasetError, DatasetReader, RowRef
 
 _PROG = "duplexsynth preview"
 
@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "preview", help="write an HTML page / PNG to see and hear trajectories",
         description=__doc__.strip().splitlines()[0],
         epilog="Default selection: the row at --index 0. Exit status: 0 written, 1 data error "
-               "(unknown id/scenario, unreadable shard), 2 usage error.")
+               "(unknown id/scenario, unreadable shard, incomplete or corrupt dataset), 2 usage error.")
     p.add_argument("dir", help="output folder of `duplexsynth generate` (manifest.json, shards/)")
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--id", help="trajectory id")
@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="embed audio as data URIs (default) or write FLAC files beside the page")
     p.add_argument("--width", type=int, default=None,
                    help="PNG width in pixels (default 1800; gallery thumbnails 1200)")
+    p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
     p.set_defaults(func=run)
 
 
@@ -108,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
     if out is not None and (out.is_dir() or args.out.endswith(("/", "\\"))):
         out = out / ("index.html" if args.gallery else "preview.html")
     try:
-        reader = DatasetReader(args.dir)
+        reader = DatasetReader(args.dir, allow_incomplete=args.allow_incomplete)
+        if not reader.check.complete:
+            print(reader.check.skipped_line(), file=sys.stderr)
         if args.gallery:
             return _gallery(reader, out, args.audio, args.width or 1200)
         ref = reader.find(id=args.id, index=args.index, scenario=args.scenario)

@@ -10,6 +10,8 @@ COLUMNS = ("id", "scenario", "duration_s", "user_audio", "assistant_audio", "eve
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from jobs.dataset_reader import ALLOW_INCOMPLETE_HELP
+
     p = sub.add_parser("stats", help="IPU / pause / gap / overlap per minute (VAD on the audio) against Fisher",
                        description="Per minute of dialogue: IPU, pause, gap and overlap seconds (dGSLM "
                                    "definitions, energy VAD on both channels), backchannels, interruptions by "
@@ -24,31 +26,50 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, help="only the first N trajectories")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless every figure the unit clock allows is within +-25%% of Fisher")
+    p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
     p.set_defaults(func=run)
 
 
 def _shard_stats(path: str, clean: bool, limit: int | None) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
+    """Stats of one shard's rows. A shard that cannot be read or decoded raises ShardError naming
+    it (it pickles, so a worker process hands it back whole)."""
+    import pyarrow as pa
+    import soundfile as sf
 
+    from jobs.dataset_reader import ShardError, open_shard
     from pipeline.stats import analyse_row
 
-    out = []
-    pf = pq.ParquetFile(path)
-    for batch in pf.iter_batches(batch_size=4, columns=list(COLUMNS)):
-        for row in batch.to_pylist():
-            if limit is not None and len(out) >= limit:
-                return out
-            r = analyse_row(row, clean=clean)
-            out.append({**r.__dict__})
+    out: list[dict[str, Any]] = []
+    pf = open_shard(path, COLUMNS)
+    try:
+        for batch in pf.iter_batches(batch_size=4, columns=list(COLUMNS)):
+            for row in batch.to_pylist():
+                if limit is not None and len(out) >= limit:
+                    return out
+                r = analyse_row(row, clean=clean)
+                out.append({**r.__dict__})
+    except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, sf.LibsndfileError) as err:
+        first = (str(err).splitlines() or [""])[0]
+        raise ShardError(path, f"row {len(out)}: cannot be read or analysed ({type(err).__name__}: {first})") from None
     return out
 
 
-def collect(root: str, clean: bool = True, workers: int = 2, limit: int | None = None) -> list[Any]:
-    """RowStats of every trajectory in the folder (shards in parallel processes)."""
-    from jobs.dataset_reader import list_shards
+def collect(root: str, clean: bool = True, workers: int = 2, limit: int | None = None,
+            allow_incomplete: bool = False) -> list[Any]:
+    """RowStats of every trajectory in the folder (shards in parallel processes).
+
+    The folder is checked first (jobs/dataset_reader.open_dataset): strict unless allow_incomplete.
+    """
+    from jobs.dataset_reader import open_dataset
+
+    return collect_shards(open_dataset(root, allow_incomplete).shards, clean, workers, limit)
+
+
+def collect_shards(paths: list[Any], clean: bool = True, workers: int = 2, limit: int | None = None) -> list[Any]:
+    """RowStats of every trajectory of these shard files, in order."""
     from pipeline.stats import RowStats
 
-    shards = [str(p) for p in list_shards(root)]
+    shards = [str(p) for p in paths]
     results: list[list[dict[str, Any]]] = []
     if workers <= 1 or len(shards) <= 1 or limit is not None:
         for s in shards:
@@ -61,7 +82,11 @@ def collect(root: str, clean: bool = True, workers: int = 2, limit: int | None =
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
-            results = list(ex.map(_shard_stats, shards, [clean] * len(shards), [None] * len(shards)))
+            try:
+                results = list(ex.map(_shard_stats, shards, [clean] * len(shards), [None] * len(shards)))
+            except BaseException:
+                ex.shutdown(wait=False, cancel_futures=True)   # one bad shard: do not analyse the rest
+                raise
     rows = [RowStats(**d) for res in results for d in res]
     return rows[:limit] if limit is not None else rows
 
@@ -76,11 +101,14 @@ def _plain(o: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from jobs.dataset_reader import DatasetError
+    from jobs.dataset_reader import DatasetError, open_dataset
     from pipeline.stats import aggregate, format_table, plot
 
     try:
-        rows = collect(args.dir, clean=not args.raw, workers=args.workers, limit=args.limit)
+        check = open_dataset(args.dir, allow_incomplete=args.allow_incomplete)
+        if not check.complete:
+            print(check.skipped_line(), file=sys.stderr)
+        rows = collect_shards(check.shards, clean=not args.raw, workers=args.workers, limit=args.limit)
     except DatasetError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

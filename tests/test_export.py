@@ -180,10 +180,14 @@ def test_without_manifest_globs_parquet_and_skips_failed(tmp_path):
     assert not (src / "manifest.json").exists() and (src / "shards" / "failed-00000.parquet").exists()
     assert (src / "failed" / "shard-00000.parquet").exists()
     out = tmp_path / "o"
-    m = export(src, out, ExportOptions(tokenizer=str(train_tokenizer(tmp_path / "t.json")), val_fraction=0),
-               progress=False)
+    tok = str(train_tokenizer(tmp_path / "t.json"))
+    with pytest.raises(ExportError, match=r"manifest\.json: missing.*--allow-incomplete"):
+        export(src, out, ExportOptions(tokenizer=tok, val_fraction=0), progress=False)   # strict by default
+    assert not out.exists()
+    m = export(src, out, ExportOptions(tokenizer=tok, val_fraction=0, allow_incomplete=True), progress=False)
     assert m["source"]["manifest_sha256"] is None
     assert [s["path"] for s in m["source"]["shards"]] == ["shards/shard-00000.parquet"]
+    assert m["source"]["skipped"]["shards"] == 0 and "manifest.json: missing" in m["source"]["skipped"]["problems"][0]
     assert m["split"]["train"]["rows"] == 4
 
 

@@ -10,15 +10,14 @@ import io
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 
 from jobs import preview_cmd
-from jobs.dataset_reader import (DatasetError, DatasetReader, RowNotFoundError, ShardError,
-                                 list_shards)
+from jobs.dataset_reader import (DatasetError, DatasetReader, IncompleteDatasetError, RowNotFoundError,
+                                 ShardError, list_shards)
 from pipeline.preview import audio_tracks, event_kinds, render_html, render_png
 from tests.preview_fixtures import build_rows, write_dataset
 
@@ -60,8 +59,12 @@ def test_reader_lists_shards_from_manifest_and_finds_rows(dataset, rows):
 def test_reader_without_manifest_globs_shards_and_skips_failed(tmp_path, rows):
     root = write_dataset(tmp_path / "out", rows, manifest=False, failed_shard=True)
     assert (root / "shards" / "failed-00000.parquet").exists()
-    assert [p.name for p in list_shards(root)] == ["shard-00000.parquet", "shard-00001.parquet"]
-    assert len(DatasetReader(root)) == 3
+    with pytest.raises(IncompleteDatasetError, match=r"manifest\.json: missing.*--allow-incomplete"):
+        DatasetReader(root)                      # strict by default: no manifest, no read
+    names = [p.name for p in list_shards(root, allow_incomplete=True)]
+    assert names == ["shard-00000.parquet", "shard-00001.parquet"]
+    reader = DatasetReader(root, allow_incomplete=True)
+    assert len(reader) == 3 and not reader.check.complete
 
 
 def test_reader_errors_say_what_exists(dataset, rows):
@@ -86,12 +89,16 @@ def test_reader_names_the_corrupt_shard(tmp_path, rows):
     root = write_dataset(tmp_path / "out", rows)
     bad = root / "shards" / "shard-00001.parquet"
     bad.write_bytes(b"PAR1 this is not a parquet file")
-    reader = DatasetReader(root)
+    with pytest.raises(IncompleteDatasetError) as err:        # sha256 differs: refused up front
+        DatasetReader(root)
+    assert f"{bad}: sha256 differs" in str(err.value)
+    reader = DatasetReader(root, allow_incomplete=True)      # the other shard still reads
+    assert reader.shards == [root / "shards" / "shard-00000.parquet"] and len(reader) == 2
+    # a shard that passes the folder check but whose data is gone later is named when read
+    (root / "shards" / "shard-00000.parquet").write_bytes(b"PAR1 this is not a parquet file")
     with pytest.raises(ShardError) as err:
-        reader.refs()
-    assert err.value.path == bad and str(bad) in str(err.value)
-    with pytest.raises(ShardError, match="shard-00001"):
         list(reader.iter_rows(columns=["id"]))
+    assert err.value.path == root / "shards" / "shard-00000.parquet" and "shard-00000" in str(err.value)
 
 
 def test_reader_folder_errors(tmp_path, rows):
@@ -102,7 +109,7 @@ def test_reader_folder_errors(tmp_path, rows):
         DatasetReader(tmp_path / "empty")
     root = write_dataset(tmp_path / "out", rows)
     (root / "shards" / "shard-00000.parquet").unlink()
-    with pytest.raises(ShardError, match=r"shard-00000\.parquet.*listed in manifest\.json"):
+    with pytest.raises(IncompleteDatasetError, match=r"shard-00000\.parquet: listed in manifest\.json"):
         DatasetReader(root)
     (root / "manifest.json").write_text("{not json")
     with pytest.raises(DatasetError, match="manifest.json"):
