@@ -1,7 +1,10 @@
 """`duplexsynth export`: trajectory shards -> training shards for the bundled trainer (DESIGN §3).
 
-Input: a generator output folder DIR (DIR/manifest.json with `shards[*].path` relative to DIR, or,
-without a manifest, every ``**/*.parquet`` with no ``failed`` in its path). Output TRAIN_DIR:
+Input: a generator output folder DIR, checked as a whole by jobs/dataset_reader.check_dataset
+(manifest present and well formed, every shard inside DIR with its sha256). An incomplete or corrupt
+DIR is refused unless `allow_incomplete` (`--allow-incomplete`), which exports only the shards that
+pass and records what was skipped under `source.skipped`. Output TRAIN_DIR (never the source, inside
+it, or a folder holding it; `--overwrite` replaces only an earlier export):
 
     TRAIN_DIR/manifest.json          tokenizer identity, mix, split, source manifest hash, counts
     TRAIN_DIR/tokenizer/             protocol.json (every protocol/speech id) + extended tokenizer.json
@@ -23,7 +26,6 @@ as fp16 80-bin mel (~16-18 KB/s) and keeps the shards independent of the encoder
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import random
@@ -39,10 +41,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from jobs.dataset_reader import DatasetCheck, DatasetError, open_dataset
+from jobs.lock import LOCK_NAME, output_lock
 from model import audio as fe
 from model.protocol import (
     ProtocolError, TextTokenizer, UnitEncoder, extend_vocab, load_text_tokenizer, write_extended_tokenizer,
 )
+from pipeline.io import Store, sha256_file
+from schemas.errors import UsageError
 
 FORMAT = "duplexsynth-train-v1"
 AUDIO_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
@@ -61,7 +67,7 @@ AUDIO_WHY = ("the loader delivers ~1,400-1,800 collated units/s/core from 16 kHz
              "shards independent of the encoder front end")
 
 
-class ExportError(ValueError):
+class ExportError(UsageError, ValueError):
     """The source folder or the options cannot be exported; the message says what to fix."""
 
 
@@ -78,50 +84,58 @@ class ExportOptions:
     chunk_eos_loss: bool = True
     workers: int = 1
     overwrite: bool = False
+    allow_incomplete: bool = False   # export only the shards that pass (jobs/dataset_reader.py)
 
 
 # ----------------------------------------------------------------------------- source folder
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def list_source_shards(root: Path, allow_incomplete: bool = False) -> DatasetCheck:
+    """The source folder checked by jobs/dataset_reader.open_dataset (its `.shards` are the ones to export).
 
-
-def list_source_shards(root: Path) -> tuple[list[Path], dict[str, Any] | None, str | None]:
-    """(shard paths, parsed manifest or None, sha256 of manifest.json or None)."""
+    Strict unless `allow_incomplete`: a missing manifest, a missing or corrupt shard, or a manifest
+    that does not add up is refused (ExportError, one line naming the files).
+    """
     if not root.is_dir():
         raise ExportError(f"source folder not found: {root}")
-    mpath = root / "manifest.json"
-    manifest, digest = None, None
-    if mpath.is_file():
-        raw = mpath.read_bytes()
-        digest = hashlib.sha256(raw).hexdigest()
-        try:
-            manifest = json.loads(raw)
-        except json.JSONDecodeError as err:
-            raise ExportError(f"{mpath} is not JSON: {err}") from None
-    if manifest and manifest.get("shards"):
-        paths = []
-        for i, s in enumerate(manifest["shards"]):
-            rel = s.get("path") if isinstance(s, dict) else s
-            if not rel:
-                raise ExportError(f"{mpath}: shards[{i}] has no path")
-            p = root / rel
-            if not p.is_file():
-                raise ExportError(f"{mpath}: shards[{i}] = {rel} does not exist under {root}")
-            want = s.get("sha256") if isinstance(s, dict) else None
-            if want and sha256_file(p) != want:
-                raise ExportError(f"{p}: sha256 differs from the manifest (shard changed or truncated)")
-            paths.append(p)
-    else:
-        # failure records live in files or folders named "failed" (e.g. failed/shard-00000.parquet)
-        paths = sorted(p for p in root.glob("**/*.parquet")
-                       if not any("failed" in part for part in p.relative_to(root).parts))
-    if not paths:
-        raise ExportError(f"no trajectory shards in {root} (expected manifest.json shards[*].path or **/*.parquet)")
-    return paths, manifest, digest
+    try:
+        return open_dataset(root, allow_incomplete)
+    except DatasetError as err:
+        raise ExportError(str(err)) from None
+
+
+def check_output_folder(src: Path, out: Path, overwrite: bool) -> None:
+    """Refuse an --out that would destroy or mix with the source, or an arbitrary folder to overwrite.
+
+    Compared on real paths (symlinks resolved): --out may not be the source, lie inside it, or hold
+    it. An existing non-empty --out is replaced only with `overwrite` and only when it is an earlier
+    export (manifest.json with format FORMAT); nothing is deleted or written before these checks.
+    """
+    real_src, real_out = src.resolve(), out.resolve()
+    if real_out == real_src:
+        raise ExportError(f"--out {out} is the source folder {src}; choose an output folder outside it")
+    if real_out in real_src.parents:
+        raise ExportError(f"--out {out} contains the source folder {src}; choose an output folder outside it")
+    if real_src in real_out.parents:
+        raise ExportError(f"--out {out} lies inside the source folder {src}; choose an output folder outside it")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ExportError(f"--out {out} exists and is not a folder")
+    if not any(p.name != LOCK_NAME for p in out.iterdir()):
+        return   # empty, or only the free lock file an earlier export left
+    if not overwrite:
+        raise ExportError(f"{out} exists and is not empty (pass --overwrite to replace an earlier export)")
+    if not _is_export_folder(out):
+        raise ExportError(f"--overwrite refuses to delete {out}: it is not an export folder (no manifest.json "
+                          f"with format {FORMAT!r}); empty it yourself or choose another --out")
+
+
+def _is_export_folder(path: Path) -> bool:
+    """True when `path` holds the manifest of an earlier `duplexsynth export`."""
+    try:
+        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(manifest, dict) and manifest.get("format") == FORMAT
 
 
 def parse_mix(text: str | None) -> dict[str, float]:
@@ -339,13 +353,36 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         raise ExportError("--audio must be flac or mel")
     if opts.rows_per_shard < 1:
         raise ExportError("--rows-per-shard must be >= 1")
-    paths, src_manifest, src_digest = list_source_shards(src)
-    if out.exists() and any(out.iterdir()):
-        if not opts.overwrite:
-            raise ExportError(f"{out} exists and is not empty (pass --overwrite to replace it)")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_output_folder(src, out, opts.overwrite)
+    source = list_source_shards(src, opts.allow_incomplete)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ExportError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
+    with output_lock(Store(out), "duplexsynth export"):
+        check_output_folder(src, out, opts.overwrite)   # again, now that no other export can write here
+        _clear_folder(out)      # an earlier export (check_output_folder), never another folder
+        try:
+            return _export(src, out, opts, source, t0, progress)
+        except BaseException:
+            _clear_folder(out)  # no half export a trainer could take for data; it held nothing else
+            raise
 
+
+def _clear_folder(out: Path) -> None:
+    """Everything in `out` but the lock file (held by this process)."""
+    for p in out.iterdir():
+        if p.name == LOCK_NAME:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+
+
+def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, progress: bool) -> dict[str, Any]:
+    """The body of `export`, run while the output lock is held on an empty `out`."""
+    paths, src_manifest, src_digest = source.shards, source.manifest, source.manifest_sha256
     light: list[dict[str, Any]] = []
     for p in paths:
         try:
@@ -397,7 +434,11 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         "source": {"dir": str(src), "manifest_sha256": src_digest,
                    "generator_version": (src_manifest or {}).get("generator_version"),
                    "speech_tokenizer": (src_manifest or {}).get("speech_tokenizer"),
-                   "shards": [{"path": n, "sha256": sha256_file(p)} for p, n in zip(paths, shard_names)]},
+                   "shards": [{"path": n, "sha256": sha256_file(p)} for p, n in zip(paths, shard_names)],
+                   "skipped": None if source.complete else {
+                       "shards": source.shards_skipped, "rows": source.rows_skipped,
+                       "rows_exact": source.rows_skipped_exact, "problems_total": len(source.problems),
+                       "problems": source.problems[:50]}},
         "tokenizer": {**vocab.tokenizer, "vocab_size": vocab.vocab_size, "speech_offset": vocab.speech_offset,
                       "protocol": "tokenizer/protocol.json", "tokenizer_json": "tokenizer/tokenizer.json",
                       "reused": {k: v for k, v in vocab.sources.items() if v != "added"}},

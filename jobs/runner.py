@@ -18,12 +18,15 @@ inside the cluster.
 Fault injection for tests (never set in production): DUPLEXSYNTH_FAULTS="raise:3,exit:4,exit-once:5"
 makes shard 3 raise on every attempt, kills the worker process of shard 4 on every attempt
 (os._exit, as a kill -9 would), and kills it on the first attempt of shard 5 only (marker files in
-DUPLEXSYNTH_FAULTS_DIR). The driver reads them and hands them to the tasks.
+DUPLEXSYNTH_FAULTS_DIR); "row:s3-00000-0000001" makes that one trajectory raise, so it becomes a
+failed record of its shard. The driver reads them and hands them to the tasks; they are not part of
+the config, so they do not change its hash.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -33,19 +36,31 @@ from typing import Any
 
 import yaml
 
-from generators.registry import GENERATOR_VERSION
-from jobs.shards import ShardPlan, check_shard, iter_plans, num_shards, run_shard, shard_paths, variety
+from generators.version import GENERATOR_VERSION
+from jobs.lock import output_lock
+from jobs.shards import (
+    ShardPlan, check_shard, iter_plans, num_shards, preflight, run_shard, shard_paths, variety,
+)
 from pipeline.io import Store
 from schemas.config import ConfigError, RunConfig, dump_config, parse_config
+from schemas.errors import UsageError
 
 MANIFEST = "manifest.json"
 CONFIG_FILE = "config.yaml"
 OUTPUT_DIRS = ("shards", "failed", "summaries")
+# The names this project writes, per folder ("" is the root): --force-new-run and temp cleanup
+# touch nothing else, so a user's own file in the output folder is never deleted.
+OWN_FILES: dict[str, re.Pattern[str]] = {
+    "": re.compile(r"manifest\.json|config\.yaml"),
+    "shards": re.compile(r"shard-\d{5,}\.parquet"),
+    "failed": re.compile(r"shard-\d{5,}\.parquet"),
+    "summaries": re.compile(r"shard-\d{5,}\.json"),
+}
 MANIFEST_KEYS = ("shard", "path", "rows", "failed", "sha256", "failed_path", "failed_sha256", "audio_s")
 MAX_FAILURE_EXAMPLES = 20
 
 
-class RunRefused(RuntimeError):
+class RunRefused(UsageError, RuntimeError):
     """The output folder holds a different run; the message says how to proceed."""
 
 
@@ -88,10 +103,45 @@ def _check_previous_run(cfg: RunConfig, store: Store, force_new_run: bool) -> No
         raise RunRefused(
             f"{store.display()} holds a run with a different config (hash {old_hash} != {cfg.config_hash()}); "
             f"see {store.display(CONFIG_FILE)}. Use another --out, or --force-new-run to discard the old shards.")
-    for sub in OUTPUT_DIRS:
+    for sub in OUTPUT_DIRS:   # only our own file names; folders were checked not to leave the root
         for name in store.listdir(sub):
-            store.remove(f"{sub}/{name}")
+            if OWN_FILES[sub].fullmatch(name):
+                store.remove(f"{sub}/{name}")
     store.remove(MANIFEST)
+
+
+def _check_output_folder(store: Store) -> None:
+    """Refuse an output whose subfolders are symlinks out of it (we would write and delete there)."""
+    for sub in OUTPUT_DIRS:
+        if store.escapes_root(sub):
+            raise RunRefused(f"{store.display(sub)} is a symlink to a folder outside {store.display()}; "
+                             "duplexsynth writes and deletes only inside its output folder: replace it with a "
+                             "real folder or choose another --out")
+
+
+def _remove_litter(store: Store) -> None:
+    """Temp files of writes cut short by a killed run, in the root and every output folder."""
+    for sub in ("", *OUTPUT_DIRS):
+        store.remove_temp_files(sub, OWN_FILES[sub])
+
+
+def _open_store(out: str | Path) -> Store:
+    """The output Store, refusing locations a run cannot use (named in the message)."""
+    try:
+        store = Store(out)
+    except ValueError as err:
+        raise RunRefused(str(err)) from None
+    if store.local is None and "memory" in (store.fs.protocol if isinstance(store.fs.protocol, tuple)
+                                            else (store.fs.protocol,)):
+        raise RunRefused(f"--out {out}: a memory:// filesystem lives inside one process and vanishes with it "
+                         "(Ray workers would each write into their own); use a folder or a shared URI")
+    if store.local is not None and store.local.exists() and not store.local.is_dir():
+        raise RunRefused(f"--out {store.display()}: exists and is not a folder")
+    try:
+        store.makedirs()
+    except OSError as err:
+        raise RunRefused(f"--out {store.display()}: cannot create the output folder ({err.strerror or err})") from None
+    return store
 
 
 def read_faults(env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -101,15 +151,20 @@ def read_faults(env: dict[str, str] | None = None) -> dict[str, Any]:
     if not spec:
         return {}
     shards: dict[int, str] = {}
+    rows: list[str] = []
     for item in spec.split(","):
         kind, _, idx = item.strip().partition(":")
+        if kind == "row" and idx:
+            rows.append(idx)   # a trajectory id, e.g. row:s3-00000-0000001
+            continue
         if kind not in ("raise", "exit", "exit-once") or not idx.isdigit():
-            raise ValueError(f"DUPLEXSYNTH_FAULTS: bad item {item!r} (want raise:N, exit:N or exit-once:N)")
+            raise ValueError(f"DUPLEXSYNTH_FAULTS: bad item {item!r} "
+                             "(want raise:N, exit:N, exit-once:N or row:TRAJECTORY_ID)")
         shards[int(idx)] = kind
     faults_dir = env.get("DUPLEXSYNTH_FAULTS_DIR")
     if "exit-once" in shards.values() and not faults_dir:
         raise ValueError("DUPLEXSYNTH_FAULTS exit-once:N needs DUPLEXSYNTH_FAULTS_DIR for its marker files")
-    return {"shards": shards, "dir": faults_dir}
+    return {"shards": shards, "rows": rows, "dir": faults_dir}
 
 
 def _inject_fault(index: int, faults: dict[str, Any]) -> None:
@@ -136,7 +191,7 @@ def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dic
     if stored is not None:
         return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "skipped": True, "failures": []}
     _inject_fault(sp.index, faults)
-    s = run_shard(cfg, sp, store)
+    s = run_shard(cfg, sp, store, faults=faults)
     return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "skipped": False, "redo_reason": why,
             "failures": s.failures, "assistant_text": s.assistant_text}
 
@@ -151,9 +206,16 @@ def _init_ray(address: str | None, workers: int) -> tuple[bool, int]:
         prepare_client_auth()
         ray.init(address=address, log_to_driver=False)
         return True, max(1, int(ray.cluster_resources().get("CPU", 1)))
-    # address="local": always a fresh local instance, never a `ray start` cluster found by accident
-    ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
-             object_store_memory=200 * 1024 * 1024)
+    # address="local": always a fresh local instance, never a `ray start` cluster found by accident.
+    # Its processes are tagged and recorded with our pid, so a run after a SIGKILLed driver ends the
+    # ones that outlived it (jobs/ray_cluster.py: the raylet's agents survive their driver).
+    from jobs.ray_cluster import embedded_ray_tag, reap_orphaned_embedded
+    for driver, pids in reap_orphaned_embedded().items():
+        print(f"note: ended {len(pids)} processes left by an embedded Ray whose driver (pid {driver}) was killed",
+              file=sys.stderr)
+    with embedded_ray_tag():
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=200 * 1024 * 1024)
     return True, workers
 
 
@@ -167,19 +229,31 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     unless given. progress: True/"bar" for a rich bar, "log" for plain periodic lines on stderr
     (what Ray job logs show), False for none. shard_task replaces the per-shard work (benchmarks).
     """
-    import ray
-
     try:
-        store = Store(out)
         faults = read_faults()
     except ValueError as err:
         raise RunRefused(str(err)) from None
-    store.makedirs()
-    _check_previous_run(cfg, store, force_new_run)
-    store.write_bytes(CONFIG_FILE, dump_config(cfg).encode())
-    store.remove(MANIFEST)   # rewritten last: its presence means the run finished
-    for sub in OUTPUT_DIRS:
-        store.remove_temp_files(sub)   # leftovers of writes cut short by a killed run
+    preflight(cfg)   # file-reading config checks, before anything is written or any worker starts
+    store = _open_store(out)
+    with output_lock(store, "duplexsynth generate"):
+        _check_output_folder(store)
+        try:
+            _check_previous_run(cfg, store, force_new_run)
+            store.write_bytes(CONFIG_FILE, dump_config(cfg).encode())
+            store.remove(MANIFEST)   # rewritten last: its presence means the run finished
+            _remove_litter(store)
+        except OSError as err:   # a full disk or a read-only folder, before any work starts
+            raise RunRefused(f"{store.display()}: cannot write the run's files ({err.strerror or err})") from None
+        res = _run(cfg, store, workers, address, progress, progress_interval, max_in_flight, shard_task, faults)
+        _remove_litter(store)
+    return res
+
+
+def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None, progress: bool | str,
+         progress_interval: float, max_in_flight: int | None,
+         shard_task: Callable[..., dict[str, Any]] | None, faults: dict[str, Any]) -> RunResult:
+    """The shard loop of `generate`, run while the output lock is held."""
+    import ray
 
     n_shards = num_shards(cfg.num, cfg.shard_size)
     res = RunResult(out=store.display(), num=cfg.num, shards=n_shards,

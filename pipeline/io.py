@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -88,6 +89,7 @@ def write_parquet(table: pa.Table, path: str | Path) -> str:
 
 
 TMP_MARK = ".tmp-"   # temp names are ".<name>.tmp-<pid>[-<nonce>]"
+_TMP_NAME = re.compile(r"\.(.+)\.tmp-\d+(?:-[0-9a-f]+)?")
 
 
 def is_uri(location: str | Path) -> bool:
@@ -256,16 +258,28 @@ class Store:
             self._put(tmp, rel)
         return digest
 
-    def remove_temp_files(self, rel: str) -> list[str]:
-        """Delete leftovers of interrupted writes (".<name>.tmp-*") under `rel`; returns their names."""
+    def remove_temp_files(self, rel: str, owned: "re.Pattern[str] | None" = None) -> list[str]:
+        """Delete leftovers of interrupted writes (".<name>.tmp-<pid>[-<nonce>]") directly under `rel`.
+
+        With `owned`, only temp files of names that pattern matches (the project's own file names) go.
+        A symlinked folder is left alone (its files live outside the output root). Returns the names.
+        """
         gone = []
         if self.local is not None:
             d = Path(self.path(rel))
-            names = sorted(p.name for p in d.iterdir()) if d.is_dir() else []
+            names = sorted(p.name for p in d.iterdir()) if d.is_dir() and not d.is_symlink() else []
         else:
             names = self.listdir(rel)
         for name in names:
-            if name.startswith(".") and TMP_MARK in name:
-                self.remove(f"{rel}/{name}")
+            m = _TMP_NAME.fullmatch(name)
+            if m and (owned is None or owned.fullmatch(m.group(1))):
+                self.remove(f"{rel}/{name}" if rel else name)
                 gone.append(name)
         return gone
+
+    def escapes_root(self, rel: str) -> bool:
+        """True when local `rel` is (or passes through) a symlink resolving outside the root."""
+        if self.local is None:
+            return False
+        root = self.local.resolve()
+        return not Path(self.path(rel)).resolve().is_relative_to(root)
