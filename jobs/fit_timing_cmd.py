@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 
@@ -19,12 +20,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def quote_name(name: str) -> str:
+    """A file name as one double-quoted token safe inside a YAML comment.
+
+    A name may hold a newline (or YAML's other line breaks, NEL and U+2028/9) that would end the
+    comment and inject config keys, or control characters YAML refuses: every non-printable
+    character, and the quote and backslash, are written as JSON-style escapes.
+    """
+    return '"' + printable(name.replace("\\", "\\\\").replace('"', '\\"')) + '"'
+
+
+def printable(text: str) -> str:
+    """`text` with every non-printable character as a JSON-style escape: \\n, \\u0085, \\udcff (an
+    undecodable byte), ... so it stays on one line."""
+    return "".join(ch if ch.isprintable() else json.dumps(ch)[1:-1] for ch in text)
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     import yaml
 
-    from generators.timing import fit_timing, read_segments
+    from generators.timing.fit import fit_timing, read_segments
     from schemas.config import ConfigError, parse_config
 
     convs = {}
@@ -35,12 +52,13 @@ def run(args: argparse.Namespace) -> int:
         fit = fit_timing(convs, family=args.family)
         parse_config({"timing": fit["timing"]}, "fitted timing")   # it must load as a config
     except (OSError, ValueError, ConfigError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {printable(str(err))}", file=sys.stderr)   # one line, whatever the file names hold
         return 2
     rep = fit["report"]
-    header = ["# duplexsynth fit-timing: " + " ".join(Path(f).name for f in args.files)]
+    header = ["# duplexsynth fit-timing: " + " ".join(quote_name(Path(f).name) for f in args.files)]
     header += [f"# {k}: {v}" for k, v in rep.items()]
-    Path(args.out).write_text("\n".join(header) + "\n" + yaml.safe_dump({"timing": fit["timing"]}, sort_keys=False))
+    Path(args.out).write_text("\n".join(header) + "\n" + yaml.safe_dump({"timing": fit["timing"]}, sort_keys=False),
+                              encoding="utf-8")
     pm = rep.get("per_minute", {})
     print(f"{rep['conversations']} conversations, {rep['minutes']:.2f} min, {rep['transitions']} speaker changes "
           f"(mean offset {rep['fto_mean_s']:.3f} s, {100 * rep['overlap_transition_share']:.0f}% overlapping), "

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import json
 import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from schemas.errors import UsageError
 
 PACKAGES = ("schemas", "generators", "pipeline", "jobs", "model")   # the project's top-level packages
 PACKAGE_EXCLUDES = ("__pycache__", "*.pyc", "*.pyo", ".pytest_cache", ".mypy_cache", ".ruff_cache",
@@ -35,7 +39,7 @@ JOB_CONFIG = "job.yaml"
 TAG_ENV = "DUPLEXSYNTH_PROCESS_TAG"
 
 
-class ClusterError(RuntimeError):
+class ClusterError(UsageError, RuntimeError):
     """The cluster cannot be reached or refused a request; the message says what to check."""
 
 
@@ -229,20 +233,28 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def tagged_processes(tag: str) -> list[int]:
-    """Live processes whose environment carries TAG_ENV=tag: everything a tagged process started,
+def tagged_processes(tag: str, env_name: str = TAG_ENV) -> list[int]:
+    """Live processes whose environment carries env_name=tag: everything a tagged process started,
     including the ones Ray moves into sessions of their own (workers, job drivers)."""
-    needle = f"{TAG_ENV}={tag}".encode()
-    found = []
+    return tagged_by(env_name, {tag}).get(tag, [])
+
+
+def tagged_by(env_name: str, tags: set[str]) -> dict[str, list[int]]:
+    """For each of `tags`, the live processes whose environment carries env_name=tag (one /proc scan)."""
+    needles = {f"{env_name}={t}".encode(): t for t in tags}
+    found: dict[str, list[int]] = {}
     for p in _pids():
         if p == os.getpid():
             continue
         try:
             with open(f"/proc/{p}/environ", "rb") as f:
-                if needle in f.read().split(b"\0") and _alive(p):
-                    found.append(p)
+                env = f.read().split(b"\0")
         except OSError:
             continue
+        for entry in env:
+            if entry in needles and _alive(p):
+                found.setdefault(needles[entry], []).append(p)
+                break
     return found
 
 
@@ -358,3 +370,144 @@ class LocalHead:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# ------------------------------------------------------------- an embedded Ray, after its driver
+#
+# `ray.init(address="local")` starts gcs, raylet, dashboard, ... as children of the driver; they
+# share its fate, but the raylet's own children (ray::DashboardAgent, ray::RuntimeEnvAgent) outlive
+# a SIGKILLed driver, reparented to init, with no session name in their command line. So before
+# starting one, the driver tags the environment every Ray process inherits (EMBED_ENV=<uuid>) and
+# records the tag with its own pid and start time in a state file of ours. The next run ends the
+# tagged processes of every recorded session whose driver is gone, by pid: never a live session's,
+# never a `ray start` cluster's (not tagged so), never by name.
+
+EMBED_ENV = "DUPLEXSYNTH_EMBEDDED_RAY"
+STATE_DIR_ENV = "DUPLEXSYNTH_RAY_STATE_DIR"   # tests: a record folder of their own
+
+
+def embedded_state_dir() -> Path:
+    """Our per-user folder of embedded-session records (not Ray's /tmp/ray, which we never touch)."""
+    override = os.environ.get(STATE_DIR_ENV)
+    return Path(override) if override else Path(tempfile.gettempdir()) / f"duplexsynth-ray-{os.getuid()}"
+
+
+def _own_dir(path: Path) -> bool:
+    """Create `path` (0700) if needed; True only when it is a real folder owned by us, private."""
+    try:
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _pid_namespace() -> str:
+    try:
+        return os.readlink("/proc/self/ns/pid")
+    except OSError:
+        return ""
+
+
+@dataclass
+class EmbeddedSession:
+    """The record of one embedded Ray: its tag, and the driver that owns it."""
+    tag: str
+    driver_pid: int
+    driver_start: int
+    pid_ns: str
+    path: Path
+
+    def driver_alive(self) -> bool:
+        return _alive(self.driver_pid, self.driver_start)
+
+
+def _read_session(path: Path) -> EmbeddedSession | None:
+    try:
+        d = json.loads(path.read_text())
+        return EmbeddedSession(str(d["tag"]), int(d["driver_pid"]), int(d["driver_start"]), str(d["pid_ns"]), path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@contextlib.contextmanager
+def embedded_ray_tag(state_dir: Path | None = None):
+    """Tag the Ray processes started inside this block and record them with this driver's pid.
+
+    Yields the tag. The environment change lasts only for the block (Ray's processes copy it when
+    they start); the record stays: it is removed by the first run that finds its driver gone.
+    """
+    state_dir = state_dir or embedded_state_dir()
+    tag = uuid.uuid4().hex
+    me = _proc_stat(os.getpid())
+    if me is not None and _own_dir(state_dir):
+        rec = {"tag": tag, "driver_pid": os.getpid(), "driver_start": me[2], "pid_ns": _pid_namespace(),
+               "created_unix": int(time.time())}
+        tmp = state_dir / f".{tag}.tmp"
+        with contextlib.suppress(OSError):    # best effort: a full /tmp must not stop the run
+            tmp.write_text(json.dumps(rec))
+            tmp.replace(state_dir / f"{tag}.json")
+    previous = os.environ.get(EMBED_ENV)
+    os.environ[EMBED_ENV] = tag
+    try:
+        yield tag
+    finally:
+        if previous is None:
+            os.environ.pop(EMBED_ENV, None)
+        else:
+            os.environ[EMBED_ENV] = previous
+
+
+def terminate(pids: list[int], grace_s: float = 3.0, timeout_s: float = 10.0) -> list[int]:
+    """SIGTERM `pids`, SIGKILL those still running after `grace_s`; returns the ones still alive after
+    `timeout_s` more (none, normally). A pid is followed by its start time, so a reused one is spared."""
+    procs: dict[int, int] = {}
+    for p in pids:
+        st = _proc_stat(p)
+        if st is not None:
+            procs[p] = st[2]
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, timeout_s)):
+        for p, t in procs.items():
+            if _alive(p, t):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(p, sig)
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline and any(_alive(p, t) for p, t in procs.items()):
+            time.sleep(0.1)
+    return [p for p, t in procs.items() if _alive(p, t)]
+
+
+def reap_orphaned_embedded(state_dir: Path | None = None, grace_s: float = 3.0) -> dict[int, list[int]]:
+    """End the processes of recorded embedded Ray sessions whose driver is gone.
+
+    Returns {dead driver pid: the pids ended}. Records of live drivers are left alone; records of
+    another pid namespace (a container sharing /tmp) too, as their pids mean nothing here. A record
+    is removed once none of its processes is left.
+    """
+    state_dir = state_dir or embedded_state_dir()
+    if not state_dir.is_dir() or not _own_dir(state_dir):
+        return {}
+    ns = _pid_namespace()
+    dead: list[EmbeddedSession] = []
+    for path in sorted(state_dir.glob("*.json")):
+        sess = _read_session(path)
+        if sess is None:
+            with contextlib.suppress(OSError):
+                path.unlink()          # ours, written atomically: unreadable means garbage
+            continue
+        if sess.pid_ns == ns and not sess.driver_alive():
+            dead.append(sess)
+    if not dead:
+        return {}
+    found = tagged_by(EMBED_ENV, {s.tag for s in dead})
+    ended: dict[int, list[int]] = {}
+    for sess in dead:
+        pids = found.get(sess.tag, [])
+        left = terminate(pids, grace_s=grace_s) if pids else []
+        if pids:
+            ended[sess.driver_pid] = [p for p in pids if p not in left]
+        if not left:
+            with contextlib.suppress(OSError):
+                sess.path.unlink()
+    return ended

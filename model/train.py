@@ -24,6 +24,7 @@ import contextlib
 import json
 import math
 import os
+import pickle
 import random
 import shutil
 import sys
@@ -40,11 +41,12 @@ from model.config import RunSpec, dump_run_spec, load_run_spec
 from model.dataset import DataError, MicroBatches, TrainSplit, make_loader, resolve_split_dir
 from model.modeling import DuplexModel, count_parameters
 from model.protocol import ProtocolVocab
+from schemas.errors import UsageError
 
 CKPT_DIR = "checkpoints"
 
 
-class TrainError(RuntimeError):
+class TrainError(UsageError, RuntimeError):
     """A run that cannot start or continue; the message says why."""
 
 
@@ -167,16 +169,46 @@ def lr_at(step: int, spec: RunSpec) -> float:
 
 
 # ----------------------------------------------------------------------------- checkpoints
+RNG_FORMAT = 1
+
+
 def _rng_state() -> dict[str, Any]:
-    s = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """This process's RNG states as plain values and tensors only, so `weights_only=True` loads them."""
+    version, mt, gauss = random.getstate()
+    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    s: dict[str, Any] = {
+        "format": RNG_FORMAT,
+        "python": {"version": int(version), "state": torch.tensor(mt, dtype=torch.int64), "gauss_next": gauss},
+        "numpy": {"kind": str(kind), "keys": torch.from_numpy(np.asarray(keys, dtype=np.int64)), "pos": int(pos),
+                  "has_gauss": int(has_gauss), "cached_gaussian": float(cached)},
+        "torch": torch.get_rng_state(),
+    }
     if torch.cuda.is_available():
         s["cuda"] = torch.cuda.get_rng_state()
     return s
 
 
+def _load_rng_state(path: Path) -> dict[str, Any]:
+    """Read an RNG file with `weights_only=True`: a checkpoint folder is data, never code to run."""
+    try:
+        s = torch.load(path, weights_only=True)
+    except Exception as err:  # noqa: BLE001 - torch raises UnpicklingError, RuntimeError, EOFError, ...
+        why = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise TrainError(f"{path}: refusing to load this RNG state file: it is not plain tensors and values "
+                         f"({why}); delete the checkpoint or resume from another one") from None
+    ok = (isinstance(s, dict) and s.get("format") == RNG_FORMAT and isinstance(s.get("python"), dict)
+          and isinstance(s.get("numpy"), dict) and isinstance(s.get("torch"), torch.Tensor))
+    if not ok:
+        raise TrainError(f"{path}: not an RNG state file of this trainer (format {RNG_FORMAT}); "
+                         "delete the checkpoint or resume from another one")
+    return s
+
+
 def _set_rng_state(s: dict[str, Any]) -> None:
-    random.setstate(s["python"])
-    np.random.set_state(s["numpy"])
+    py, npy = s["python"], s["numpy"]
+    random.setstate((py["version"], tuple(int(x) for x in py["state"].tolist()), py["gauss_next"]))
+    np.random.set_state((npy["kind"], npy["keys"].numpy().astype(np.uint32), npy["pos"], npy["has_gauss"],
+                         npy["cached_gaussian"]))
     torch.set_rng_state(s["torch"])
     if "cuda" in s and torch.cuda.is_available():
         torch.cuda.set_rng_state(s["cuda"])
@@ -251,26 +283,113 @@ def find_resume(out: Path, resume: str | None) -> Path | None:
     return done[-1] if done else None
 
 
-def load_checkpoint(path: Path, model: torch.nn.Module, opt: torch.optim.Optimizer | None, env: Env) -> dict[str, Any]:
+# torch.distributed.checkpoint reads `.metadata` with a bare pickle.load and non-tensor items with
+# torch.load(weights_only=False): either runs whatever code a run folder holds. `_dcp_load` replaces
+# exactly those reads: the metadata unpickler admits only DCP's own metadata classes and dtypes, and
+# the items load with weights_only=True.
+_DCP_METADATA_MODULES = ("torch.distributed.checkpoint.metadata",)
+_DCP_METADATA_GLOBALS = {("torch", "Size"), ("torch.serialization", "_get_layout"),
+                         ("torch.distributed.checkpoint.filesystem", "_StorageInfo"),
+                         ("pathlib", "PosixPath"), ("pathlib", "PurePosixPath"), ("pathlib", "WindowsPath"),
+                         ("pathlib", "PureWindowsPath"), ("collections", "OrderedDict")}
+
+
+class _MetadataUnpickler(pickle.Unpickler):
+    """Unpickles a DCP `.metadata` file, refusing any global that is not DCP metadata or a dtype."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if "." not in name:      # a dotted name would reach through attributes (metadata.os.system)
+            if module == "torch" and isinstance(getattr(torch, name, None), torch.dtype):
+                return getattr(torch, name)
+            if (module, name) in _DCP_METADATA_GLOBALS:
+                return super().find_class(module, name)
+            if module in _DCP_METADATA_MODULES:
+                obj = super().find_class(module, name)
+                if isinstance(obj, type) and obj.__module__ == module:   # its own classes, not its imports
+                    return obj
+        raise pickle.UnpicklingError(f"global {module}.{name} is not checkpoint metadata")
+
+
+def _read_metadata(path: Path) -> Any:
+    """The checkpoint's `.metadata`, through `_MetadataUnpickler`; a refusal names the file."""
+    from torch.distributed.checkpoint.metadata import Metadata
+
+    meta_path = path / ".metadata"
+    with open(meta_path, "rb") as f:
+        try:
+            metadata = _MetadataUnpickler(f).load()
+        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError) as err:
+            raise TrainError(f"{meta_path}: refusing to load this checkpoint metadata: it is not plain "
+                             f"checkpoint metadata ({err}); delete the checkpoint or resume from another one") \
+                from None
+    if not isinstance(metadata, Metadata):
+        raise TrainError(f"{meta_path}: not checkpoint metadata (it holds a {type(metadata).__name__}); "
+                         "delete the checkpoint or resume from another one")
+    return metadata
+
+
+def _dcp_load(sd: dict[str, Any], path: Path, env: Env) -> None:
+    """dcp.load with the metadata read by `_read_metadata` and non-tensor items loaded weights_only."""
     import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint import DefaultLoadPlanner, FileSystemReader
+    from torch.distributed.checkpoint._traverse import set_element
+    from torch.distributed.checkpoint.api import CheckpointException
+    from torch.distributed.checkpoint.metadata import Metadata, StorageMeta
+
+    metadata = _read_metadata(path)   # before DCP, which would wrap our refusal in its own exception
+
+    class SafeReader(FileSystemReader):
+        def read_metadata(self, *args: Any, **kwargs: Any) -> Metadata:
+            if kwargs.get("rank") is not None:
+                raise FileNotFoundError(f"{path}: per-rank metadata is not used by this trainer")
+            if getattr(metadata, "storage_meta", None) is None:
+                metadata.storage_meta = StorageMeta()
+            metadata.storage_meta.load_id = self.load_id
+            return metadata
+
+    class SafePlanner(DefaultLoadPlanner):
+        def load_bytes(self, read_item: Any, value: Any) -> None:
+            fqn = read_item.dest_index.fqn
+            try:
+                obj = torch.load(value, weights_only=True)
+            except Exception as err:  # noqa: BLE001 - UnpicklingError, RuntimeError, ...
+                why = str(err).splitlines()[0] if str(err) else type(err).__name__
+                raise TrainError(f"{path}: refusing to load checkpoint item {fqn}: it is not plain tensors and "
+                                 f"values ({why}); delete the checkpoint or resume from another one") from None
+            if self.flatten_state_dict:
+                set_element(self.original_state_dict, self.mappings[fqn], obj)
+            else:
+                self.state_dict[fqn] = obj
+
+    try:
+        with _quiet_single_process():
+            dcp.load(sd, storage_reader=SafeReader(str(path)), planner=SafePlanner(), no_dist=not env.distributed)
+    except CheckpointException as err:   # a BaseException: surface our own refusal, if that is what it wraps
+        for exc, _trace in err.failures.values():
+            if isinstance(exc, TrainError):
+                raise exc from None
+        raise
+
+
+def load_checkpoint(path: Path, model: torch.nn.Module, opt: torch.optim.Optimizer | None, env: Env) -> dict[str, Any]:
+    """Weights (+ optimizer), this rank's RNG and the trainer state; no file in `path` can run code."""
     from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 
+    rng = path / f"rng-rank{env.rank:05d}.pt"
+    rng_state = _load_rng_state(rng) if rng.is_file() else None   # refuse a bad file before any work
     if opt is None:
         from torch.distributed.checkpoint.state_dict import get_model_state_dict, set_model_state_dict
 
         sd = {"model": get_model_state_dict(model)}
-        with _quiet_single_process():
-            dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
+        _dcp_load(sd, path, env)
         set_model_state_dict(model, sd["model"])
     else:
         msd, osd = get_state_dict(model, opt)
         sd = {"model": msd, "optim": osd}
-        with _quiet_single_process():
-            dcp.load(sd, checkpoint_id=str(path), no_dist=not env.distributed)
+        _dcp_load(sd, path, env)
         set_state_dict(model, opt, model_state_dict=sd["model"], optim_state_dict=sd["optim"])
-    rng = path / f"rng-rank{env.rank:05d}.pt"
-    if rng.is_file():
-        _set_rng_state(torch.load(rng, weights_only=False))
+    if rng_state is not None:
+        _set_rng_state(rng_state)
     return json.loads((path / "trainer_state.json").read_text())
 
 

@@ -8,8 +8,9 @@ import sys
 import numpy as np
 import pytest
 
-from generators import timing as tm
-from pipeline.stats import dialogue_figures, ipus_from_segments, transitions
+from generators.intervals import dialogue_figures, ipus_from_segments, transitions
+from generators.timing import fit as tm
+from generators.timing import sampling
 from schemas.config import Dist, load_config
 
 # A hand-made two-party conversation: turns alternate A/B. Each turn: the floor-transfer offset
@@ -97,14 +98,14 @@ def test_fitted_distribution_reproduces_gap_and_overlap_statistics():
     fit = tm.fit_timing({"c": [tm.Segment(s, a, b) for s, iv in segs.items() for a, b in iv]})
     d = Dist(**fit["timing"]["user_gap_s"])
     rng = np.random.default_rng(0)
-    draws = np.array([tm.sample(rng, d) for _ in range(40000)])
+    draws = np.array([sampling.sample(rng, d) for _ in range(40000)])
     want, got = tm.transition_stats(fto), tm.transition_stats(draws)
     for k in ("gap_mean_s", "overlap_mean_s", "overlap_share", "mean_s"):
         assert got[k] == pytest.approx(want[k], rel=0.10), k
     # and conversations rebuilt with offsets drawn from the fit have the file's gap and overlap per minute
     per_min = {"gap_s": [], "overlap_s": []}
     for _ in range(300):
-        offs = [0.0] + [tm.sample(rng, d) for _ in TURNS[1:]]
+        offs = [0.0] + [sampling.sample(rng, d) for _ in TURNS[1:]]
         f = dialogue_figures(ipus_from_segments(build(TURNS, offs)))
         for k in per_min:
             per_min[k].append(f[k] / f["minutes"])
@@ -123,7 +124,7 @@ def test_parametric_fit_keeps_the_mean(tmp_path):
     d = Dist(**fit["timing"]["user_gap_s"])
     assert d.kind == "exgauss" and fit["timing"]["pause_s"]["kind"] == "lognormal"
     rng = np.random.default_rng(1)
-    x = np.array([tm.sample(rng, d) for _ in range(40000)])
+    x = np.array([sampling.sample(rng, d) for _ in range(40000)])
     assert x.mean() == pytest.approx(fto.mean(), abs=0.03)
 
 
@@ -140,3 +141,29 @@ def test_cli_writes_a_timing_file_the_natural_preset_accepts(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "jobs.cli", "fit-timing", str(tmp_path / "missing.rttm"), "--out",
                           str(out)], capture_output=True, text=True)
     assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_cli_header_escapes_file_names_that_would_inject_yaml(tmp_path):
+    """A newline (or YAML's NEL / U+2028 line breaks, or a control character) in a file name stays in the comment."""
+    import json as _json
+
+    import yaml
+
+    names = ["a\nseed: 99\n.rttm", "b\x85num: 7\u2028c\x01.rttm"]
+    for name in names:
+        (tmp_path / name).write_text(as_rttm(build(TURNS)))
+    out = tmp_path / "timing.yaml"
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "fit-timing", *(str(tmp_path / n) for n in names),
+                           "--out", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text(encoding="utf-8")
+    assert list(yaml.safe_load(text)) == ["timing"]                 # no `seed` / `num` key got in
+    first = text.splitlines()[0]
+    assert first == "# duplexsynth fit-timing: " + " ".join(_json.dumps(n) for n in names)   # readable, unambiguous
+    cfg = load_config(out, preset="natural")
+    assert cfg.seed != 99 and cfg.timing.user_gap_s.kind == "empirical"
+    (tmp_path / "bad\nname.rttm").write_text("not rttm\n")
+    bad = subprocess.run([sys.executable, "-m", "jobs.cli", "fit-timing", str(tmp_path / "bad\nname.rttm"), "--out",
+                          str(tmp_path / "t2.yaml")], capture_output=True, text=True)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert "bad\\nname.rttm: no segments found" in bad.stderr

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 import numpy as np
 import pytest
@@ -74,6 +75,24 @@ def test_calculator_fuzz_never_evaluates(monkeypatch, tmp_path):
                                          ("sqrt(16) + abs(-2)", 6.0), ("1,250 times 3", 3750), ("10 minus 12.5", -2.5)])
 def test_calculator_values(expr, value):
     assert evaluate(expr) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("expr, value", [("min(3, 4, 5)", 3), ("max(2.5, 1)", 2.5), ("max(min(1,2), 3)", 3),
+                                         ("min(3,4,5)", 3), ("max(1,000, 5)", 1000), ("max(2.5,100)", 100),
+                                         ("round(2.567, 2)", 2.57), ("min(2 times 3, 5)", 5), ("max(7)", 7),
+                                         ("1,000,000 divided by 4", 250000)])
+def test_calculator_functions_take_several_arguments(expr, value):
+    assert evaluate(expr) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("expr, message", [("sqrt(1, 2)", "sqrt takes one number, not 2"),
+                                           ("abs(1, 2, 3)", "abs takes one number, not 3"),
+                                           ("round(1, 2, 3)", "round takes 1 to 2 numbers, not 3"),
+                                           ("max()", "max takes at least 1 number"),
+                                           ("min(*[1, 2])", "only numbers")])
+def test_calculator_arity_errors(expr, message):
+    with pytest.raises(CalcError, match=re.escape(message)):
+        evaluate(expr)
 
 
 def test_tools_are_real_and_deterministic():

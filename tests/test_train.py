@@ -136,3 +136,113 @@ def test_lr_schedule_warmup_then_cosine():
 def test_cli_rejects_missing_data(tmp_path, capsys):
     assert cli(["train", "--config", "tiny", "--data", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
     assert "holds no training split" in capsys.readouterr().err
+
+
+class _Payload:
+    """A pickle that creates a marker file when unpickled: what a tampered run folder could hold."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (str(self.marker), "w"))
+
+
+def _tampered_run(run40: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of run40 whose latest checkpoint is step 20 (so resume has work to do)."""
+    import shutil
+
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    shutil.copytree(run40 / "checkpoints" / "step-00000020", out / "checkpoints" / "step-00000020")
+    (out / "checkpoints" / "latest").write_text("step-00000020\n")
+    return out, out / "checkpoints" / "step-00000020"
+
+
+@pytest.mark.parametrize("target", ["rng-rank00000.pt", ".metadata"])
+def test_resume_refuses_a_checkpoint_file_holding_a_pickled_object(data, run40, tmp_path, capsys, target):
+    import pickle
+
+    import torch
+
+    out, ck = _tampered_run(run40, tmp_path)
+    marker = tmp_path / "pwned"
+    if target.endswith(".pt"):
+        torch.save(_Payload(marker), ck / target)
+    else:
+        (ck / target).write_bytes(pickle.dumps(_Payload(marker)))
+    capsys.readouterr()
+    assert cli(["train", "--config", "tiny", "--data", str(data), "--out", str(out), "--resume", "auto",
+                "--max-steps", "21"]) == 2
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("train failed")]
+    assert len(err) == 1 and str(ck / target) in err[0] and "refusing to load" in err[0], err
+    assert not marker.exists()
+    assert not (out / "checkpoints" / "step-00000021").exists()
+    # the payload is live: the unrestricted loaders the trainer used before would have run it
+    if target.endswith(".pt"):
+        torch.load(ck / target, weights_only=False)
+    else:
+        pickle.loads((ck / target).read_bytes())
+    assert marker.exists()
+
+
+def test_rng_state_round_trips_through_a_weights_only_file(tmp_path):
+    import random
+
+    import numpy as np
+    import torch
+
+    from model.train import _load_rng_state, _rng_state, _set_rng_state
+
+    random.seed(3), np.random.seed(4), torch.manual_seed(5)
+    random.gauss(0, 1), np.random.standard_normal()          # non-trivial gauss caches
+    torch.save(_rng_state(), tmp_path / "rng.pt")
+    want = (random.random(), random.gauss(0, 1), np.random.standard_normal(3).tolist(), torch.rand(3).tolist())
+    random.seed(0), np.random.seed(0), torch.manual_seed(0)
+    _set_rng_state(_load_rng_state(tmp_path / "rng.pt"))
+    got = (random.random(), random.gauss(0, 1), np.random.standard_normal(3).tolist(), torch.rand(3).tolist())
+    assert got == want
+
+
+def test_checkpoint_items_load_weights_only(tmp_path):
+    """A non-tensor DCP item (optimizer hyper-parameters live there) is loaded with weights_only=True."""
+    import warnings
+
+    import torch
+    import torch.distributed.checkpoint as dcp
+
+    from model.train import Env, TrainError, _dcp_load
+
+    marker = tmp_path / "pwned"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dcp.save({"w": torch.ones(2), "extra": _Payload(marker), "lr": 0.5}, checkpoint_id=str(tmp_path / "ck"),
+                 no_dist=True)
+    sd = {"w": torch.zeros(2), "lr": 0.0}
+    _dcp_load(sd, tmp_path / "ck", Env())
+    assert sd["lr"] == 0.5 and sd["w"].tolist() == [1.0, 1.0]
+    with pytest.raises(TrainError, match=r"refusing to load checkpoint item extra"):
+        _dcp_load({"w": torch.zeros(2), "extra": None}, tmp_path / "ck", Env())
+    assert not marker.exists()
+
+
+def test_checkpoint_metadata_cannot_reach_through_an_allowed_module(tmp_path):
+    """`.metadata` may name DCP's metadata classes, not what that module imported (metadata.os.open)."""
+    import pickle
+
+    from model.train import TrainError, _read_metadata
+
+    def su(s: str) -> bytes:                       # SHORT_BINUNICODE
+        b = s.encode()
+        return b"\x8c" + bytes([len(b)]) + b
+
+    marker = tmp_path / "pwned"
+    # protocol 4: STACK_GLOBAL("torch.distributed.checkpoint.metadata", "os.open")(marker, O_CREAT | O_WRONLY)
+    payload = (b"\x80\x04" + su("torch.distributed.checkpoint.metadata") + su("os.open") + b"\x93"
+               + su(str(marker)) + b"J" + (os.O_CREAT | os.O_WRONLY).to_bytes(4, "little") + b"\x86R.")
+    (tmp_path / ".metadata").write_bytes(payload)
+    with pytest.raises(TrainError, match=r"\.metadata: refusing to load .*os\.open is not checkpoint metadata"):
+        _read_metadata(tmp_path)
+    assert not marker.exists()
+    os.close(pickle.loads(payload))                # the payload is live for a plain unpickler
+    assert marker.exists()

@@ -22,17 +22,43 @@ _BIN: dict[type, Callable[[float, float], float]] = {
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
 }
 _UNARY: dict[type, Callable[[float], float]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_FUNCS: dict[str, Callable[..., float]] = {"sqrt": math.sqrt, "abs": abs, "round": round, "min": min, "max": max}
+_FUNCS: dict[str, Callable[..., float]] = {"sqrt": math.sqrt, "abs": abs, "round": round,
+                                           "min": lambda *a: min(a), "max": lambda *a: max(a)}
+# (fewest, most) arguments; None: any number (the node budget bounds it)
+_ARITY: dict[str, tuple[int, int | None]] = {"sqrt": (1, 1), "abs": (1, 1), "round": (1, 2), "min": (1, None),
+                                             "max": (1, None)}
 _CONSTS = {"pi": math.pi, "e": math.e}
 _WORDS = ((r"\bdivided by\b", "/"), (r"\bmultiplied by\b", "*"), (r"\btimes\b", "*"), (r"\bplus\b", "+"),
           (r"\bminus\b", "-"), (r"\bto the power of\b", "**"), (r"\bx\b", "*"), ("×", "*"), ("÷", "/"))
 _PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s*of\s*")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?!\d)")       # 1,250 and 1,000,000 (not 2.5,100)
+_CALL_OPEN = re.compile(r"\b(?:" + "|".join(_FUNCS) + r")\s*$")
+
+
+def _commas(e: str) -> str:
+    """Commas inside a function call separate its arguments; others are thousands separators.
+
+    A digit group like `1,250` is always one number (write `max(10, 250)` with a space for two);
+    any other comma outside a call's parentheses is dropped, as spoken-style text uses them loosely.
+    """
+    e = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), e)
+    out: list[str] = []
+    calls: list[bool] = []          # per open parenthesis: is it a function call's?
+    for i, ch in enumerate(e):
+        if ch == "(":
+            calls.append(bool(_CALL_OPEN.search(e, 0, i)))
+        elif ch == ")" and calls:
+            calls.pop()
+        elif ch == "," and not (calls and calls[-1]):
+            continue
+        out.append(ch)
+    return "".join(out)
 
 
 def normalise(expression: str) -> str:
     """Spoken-style arithmetic to operator syntax: '15% of 84.5' -> '(15/100)*84.5'."""
-    e = expression.strip().lower().replace(",", "").replace("^", "**")
+    e = _commas(expression.strip().lower()).replace("^", "**")
     e = _PERCENT_OF.sub(r"(\1/100)*", e)
     e = _PERCENT.sub(r"(\1/100)", e)
     for pat, rep in _WORDS:
@@ -85,13 +111,26 @@ def _eval(node: ast.AST) -> float:
     if isinstance(node, ast.Name) and node.id in _CONSTS:
         return _CONSTS[node.id]
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS
-            and not node.keywords and 1 <= len(node.args) <= 4):
+            and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)):
+        name = node.func.id
+        _check_arity(name, len(node.args))
         args = [_eval(a) for a in node.args]
         try:
-            return _check(_FUNCS[node.func.id](*args))
-        except (ValueError, TypeError):
-            raise CalcError(f"{node.func.id} cannot take those values") from None
+            return _check(_FUNCS[name](*args))
+        except (ValueError, TypeError, OverflowError):
+            raise CalcError(f"{name} cannot take those values") from None
     raise CalcError("only numbers, + - * / ** %, parentheses and sqrt, abs, round, min, max are allowed")
+
+
+def _check_arity(name: str, n: int) -> None:
+    least, most = _ARITY[name]
+    if least <= n and (most is None or n <= most):
+        return
+    if most == 1:
+        raise CalcError(f"{name} takes one number, not {n}")
+    if most is None:
+        raise CalcError(f"{name} takes at least {least} number{'s' if least > 1 else ''}")
+    raise CalcError(f"{name} takes {least} to {most} numbers, not {n}")
 
 
 def format_number(x: float) -> str:
