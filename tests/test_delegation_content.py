@@ -22,7 +22,7 @@ from generators.banks import delegations as D
 from generators.banks.engine import fill, money, spoken_time
 from generators.banks.ex_outdoors import TEAMS, weather_view
 from generators.banks.values import DAYS, WEEKDAYS
-from generators.harness import HarnessState, ToolCall, execute, run_task
+from generators.harness import HarnessState, execute, run_task
 from generators.harness.format import has_protocol_leak
 from generators.harness.lookup import search
 from schemas.config import HarnessConfig

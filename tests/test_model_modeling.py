@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from model.config import TrainConfigError, load_run_spec, parse_run_spec
 from model.dataset import MicroBatches, TrainSplit, collate
 from model.modeling import DuplexModel, count_parameters
-from model.protocol import AUDIO_PH, IMAGE_PH, extend_vocab, load_text_tokenizer
+from model.protocol import IMAGE_PH, extend_vocab, load_text_tokenizer
 from tests.trajectory_fixtures import export_fixture
 
 

@@ -219,7 +219,7 @@ def test_play_seek_click_hover_and_screenshot(session, pages, tmp_path_factory):
     tip = page.locator("#tip")
     assert tip.is_visible()
     assert "attrs.action" in tip.inner_text() and "discard" in tip.inner_text()
-    page.locator(f'.unit-out[data-index="4"]').hover()
+    page.locator('.unit-out[data-index="4"]').hover()
     assert "plays in" in tip.inner_text() and "window 5" in tip.inner_text()
 
     shots = tmp_path_factory.mktemp("screenshots")
