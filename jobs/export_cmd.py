@@ -38,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from jobs.cli import one_line
     from jobs.export import ExportError, ExportOptions, export, parse_mix
     from model.protocol import ProtocolError
 
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                              allow_incomplete=args.allow_incomplete)
         m = export(args.dir, args.out, opts, progress=sys.stderr.isatty())
     except (ExportError, ProtocolError) as err:
-        print(f"export failed: {err}", file=sys.stderr)
+        print(f"error: export refused: {one_line(str(err))}", file=sys.stderr)
         return 2
     skipped = m["source"].get("skipped")
     if skipped:
