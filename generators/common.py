@@ -1,6 +1,7 @@
 """Shared helpers for scenario planners: the planning context, timing draws and turn builders."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,7 +10,8 @@ from generators import voices as vx
 from generators.harness import HarnessState
 from generators.timing import control, sampling
 from schemas.config import Dist, HarnessConfig, Range, TimingConfig
-from schemas.script import Overlay, ScriptTurn, VoiceSpec, phrase_boundaries
+from schemas.script import ScriptTurn, VoiceSpec
+from schemas.vocab import Role, TurnAttr
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,11 @@ class Cast:
     assistant: VoiceSpec
     other: VoiceSpec
     background: VoiceSpec
+
+    def voice_for(self, role: str) -> VoiceSpec:
+        """The voice of a speaker role (`ScriptTurn.role` or `Overlay.role`)."""
+        return {Role.USER: self.user, Role.ASSISTANT: self.assistant, Role.OTHER: self.other,
+                Role.BACKGROUND: self.background}[role]
 
 
 @dataclass
@@ -57,9 +64,9 @@ class Planner:
         return f"{prefix}{self._n}"
 
     def exgauss(self) -> float:
-        """Backchannel onset relative to a phrase end: ex-Gaussian(mu, sigma, tau)."""
+        """Backchannel onset relative to a phrase end: ex-Gaussian(mu, sigma, tau), 0.1 ms resolution."""
         mu, sigma, tau = self.timing.backchannel_onset
-        return float(round(self.rng.normal(mu, sigma) + self.rng.exponential(tau), 4))
+        return float(round(sampling.exgauss(self.rng, mu, sigma, tau), 4))
 
     def user(self, text: str, **kw: object) -> ScriptTurn:
         t = self.timing
@@ -68,10 +75,10 @@ class Planner:
         # Realism draws happen only when switched on, so default configs draw what they always did.
         if t.silence_prob > 0 and self.rng.random() < t.silence_prob:   # a silent stretch before the turn
             gap = self.draw(t.silence_s)
-            attrs["silent_stretch"] = "1"
+            attrs[TurnAttr.SILENT_STRETCH] = "1"
         elif t.controller_gain > 0:   # closed-loop timing (compose._place_user)
             attrs.update(self.control_spec().to_attrs())
-        return ScriptTurn(id=self.next_id("u"), role="user", text=text, voice=self.cast.user,
+        return ScriptTurn(id=self.next_id("u"), role=Role.USER, text=text, voice=self.cast.user,
                           gap_s=gap, eot_s=eot, attrs=attrs, **kw)
 
     def control_spec(self) -> "control.ControlSpec":
@@ -87,20 +94,10 @@ class Planner:
         return self._control
 
     def assistant(self, text: str, **kw: object) -> ScriptTurn:
-        return ScriptTurn(id=self.next_id("a"), role="assistant", text=text, voice=self.cast.assistant,
+        return ScriptTurn(id=self.next_id("a"), role=Role.ASSISTANT, text=text, voice=self.cast.assistant,
                           lead_s=self.draw(self.timing.response_lead_s), **kw)
 
-    def overlays(self, text: str, kind: str, lines: list[str]) -> tuple[Overlay, ...]:
-        """Place each line at a distinct phrase boundary of `text` (spread over the turn)."""
-        bounds = phrase_boundaries(text)
-        if not bounds:
-            return ()
-        picks = sorted(self.rng.choice(len(bounds), size=min(len(lines), len(bounds)), replace=False))
-        role, voice = {"backchannel": ("user", self.cast.user),
-                       "other_directed": ("user", self.cast.user),
-                       "background_speech": ("background", self.cast.background)}[kind]
-        out = []
-        for line, b in zip(lines, picks):
-            offset = self.exgauss() if kind == "backchannel" else float(round(self.rng.uniform(-0.5, 0.3), 4))
-            out.append(Overlay(kind=kind, text=line, role=role, voice=voice, boundary=int(b), offset_s=offset))
-        return tuple(out)
+
+# What a scenario planner returns: the script's domain and its main-dialogue turns, in order.
+Plan = tuple[str, list[ScriptTurn]]
+PlanFn = Callable[[Planner], Plan]

@@ -1,25 +1,46 @@
 """Scenario registry and the per-trajectory plan entry point."""
 from __future__ import annotations
 
-import importlib
+from functools import partial
 
 import numpy as np
 
-from generators.common import Planner
+from generators.common import PlanFn, Planner
+from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
+                                  turn_taking)
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
-from schemas.config import SCENARIOS, HarnessConfig, RunConfig, TimingConfig
+from schemas.config import SCENARIOS, HarnessConfig, RunConfig, Scenario, TimingConfig
 from schemas.script import Script
+
+# Scenario family (schemas/config.py SCENARIOS names them) -> its planner: the one place a family
+# is wired in. tests/test_scenario_registry.py checks it covers exactly SCENARIOS.
+PLANNERS: dict[str, PlanFn] = {
+    Scenario.TURN_TAKING: turn_taking.plan,
+    Scenario.PAUSE: pause.plan,
+    Scenario.BACKCHANNEL: partial(overlay.plan, fam=overlay.BACKCHANNEL),
+    Scenario.INTERRUPTION_DISCARD: interruption.plan_discard,
+    Scenario.INTERRUPTION_REPAIR: interruption.plan_repair,
+    Scenario.INTERRUPTION_PARK: interruption.plan_park,
+    Scenario.OTHER_DIRECTED: partial(overlay.plan, fam=overlay.OTHER_DIRECTED),
+    Scenario.BACKGROUND_SPEECH: partial(overlay.plan, fam=overlay.BACKGROUND_SPEECH),
+    Scenario.DELEGATION: delegation.plan,
+    Scenario.DELEGATION_MULTI: delegation.plan_multi,
+    Scenario.DELEGATION_CANCEL: delegation.plan_cancel,
+    Scenario.DELEGATION_REVISE: delegation.plan_revise,
+    Scenario.DELEGATION_FAILURE: delegation.plan_failure,
+    Scenario.PROACTIVE_TIMER: proactive_timer.plan,
+    Scenario.CONVERSATION: conversation.plan,
+}
 
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
                 harness: HarnessConfig | None = None) -> Script:
     """Draw one trajectory's script. Every draw comes from `seed` alone."""
-    if scenario not in SCENARIOS:
-        raise ValueError(f"unknown scenario {scenario!r}; known: {list(SCENARIOS)}")
+    if scenario not in PLANNERS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {[s.value for s in PLANNERS]}")
     rng = np.random.default_rng(seed)
     p = Planner.create(rng, timing, harness)
-    module = importlib.import_module(f"generators.scenarios.{scenario}")
-    domain, turns = module.plan(p)
+    domain, turns = PLANNERS[scenario](p)
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from schemas.protocol import DELEGATE_MAX_CHARS
+from schemas.vocab import OVERLAY_KINDS, EventKind, InterruptAction, Role, TaskOutcome, TaskStatus, Trigger
 
 
 class _M(BaseModel):
@@ -15,12 +18,17 @@ class _M(BaseModel):
 
 
 class VoiceSpec(_M):
-    """A TTS voice: backend voice name plus prosody. Hashable, so renders can be cached by it."""
+    """A speaker: what the planner draws, what every TTS backend speaks with, what the row records.
 
-    name: str
-    rate: int = 170
-    pitch: int = 50
-    pitch_range: int = 50
+    The one voice type (pipeline/tts takes it as is). Frozen and hashable, so renders can be
+    cached by it; `model_dump` / `model_validate` round-trip it through JSON. Value ranges are the
+    backend's to check (espeak-ng: rate 80..450 wpm, pitches 0..99).
+    """
+
+    name: str              # backend voice id; for espeak-ng "<language>[+<variant>]", e.g. "en-us+f3"
+    rate: int = 170        # speaking rate, words per minute
+    pitch: int = 50        # base pitch, 0..99 (backend-relative scale)
+    pitch_range: int = 50  # intonation range, 0..99 (0 = monotone)
 
 
 class Pause(_M):
@@ -34,18 +42,25 @@ class Pause(_M):
 class Overlay(_M):
     """Speech on the user channel that must NOT change the assistant's output (DESIGN §2 rule 4)."""
 
-    kind: Literal["backchannel", "other_directed", "background_speech"]
+    kind: EventKind                  # one of OVERLAY_KINDS; the event kind it becomes
     text: str
-    role: Literal["user", "other", "background"]
+    role: Literal[Role.USER, Role.OTHER, Role.BACKGROUND]
     voice: VoiceSpec
     boundary: int = Field(ge=0)   # index of the assistant phrase boundary it is placed against
     offset_s: float               # onset relative to that boundary's time (ex-Gaussian for backchannels)
+
+    @field_validator("kind")
+    @classmethod
+    def _overlay_kind(cls, v: EventKind) -> EventKind:
+        if v not in OVERLAY_KINDS:
+            raise ValueError(f"an overlay is one of {[k.value for k in OVERLAY_KINDS]}, not {v}")
+        return v
 
 
 class Interruption(_M):
     """A floor-taking user cut-in during an assistant turn."""
 
-    action: Literal["discard", "repair", "park"]
+    action: InterruptAction
     text: str
     at_fraction: float = Field(gt=0, lt=1)   # onset, as a fraction of the planned turn's voiced span
     detect_s: float = Field(ge=0.3, le=0.8)
@@ -53,7 +68,7 @@ class Interruption(_M):
     eot_s: float = Field(ge=0.2)
 
 
-Outcome = Literal["relayed", "cancelled", "revised", "retried", "fallback", "superseded"]
+Outcome = TaskOutcome   # the task outcome vocabulary lives in schemas/vocab.py
 
 
 class Delegation(_M):
@@ -67,12 +82,12 @@ class Delegation(_M):
 
     task_id: str
     tool: str
-    request: str = Field(min_length=1, max_length=4000)
+    request: str = Field(min_length=1, max_length=DELEGATE_MAX_CHARS)
     args: dict[str, str] = Field(default_factory=dict)
     latency_s: float = Field(gt=0)
     result: str = ""
-    status: Literal["ok", "error", "timeout", "partial"] = "ok"
-    outcome: Outcome | None = "relayed"
+    status: TaskStatus = TaskStatus.OK
+    outcome: TaskOutcome | None = TaskOutcome.RELAYED
     cancels: str | None = None
     supersedes: str | None = None
     retry_of: str | None = None
@@ -107,14 +122,14 @@ class ScriptTurn(_M):
     """
 
     id: str
-    role: Literal["user", "assistant"]
+    role: Literal[Role.USER, Role.ASSISTANT]
     text: str
     voice: VoiceSpec
     gap_s: float = 0.3
     eot_s: float = Field(0.3, ge=0.2)
     pause: Pause | None = None
     lead_s: float = Field(0.1, ge=0.0)
-    trigger: Literal["user", "backend", "timer", "follow"] = "user"
+    trigger: Trigger = Trigger.USER
     ref: str | None = None              # task id or timer id for backend / timer triggers
     overlays: tuple[Overlay, ...] = ()
     interruption: Interruption | None = None

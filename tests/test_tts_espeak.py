@@ -11,8 +11,9 @@ import threading
 import numpy as np
 import pytest
 
-from pipeline.tts import DEFAULT_VOICES, EspeakBackend, Synthesis, TTSBackend, Voice, WordTiming
+from pipeline.tts import DEFAULT_VOICES, EspeakBackend, Synthesis, TTSBackend, WordTiming
 from pipeline.tts.espeak import SILENCE_DBFS
+from schemas.script import VoiceSpec
 
 THR = 10 ** (SILENCE_DBFS / 20)
 SENTENCE = "Sure, I can help with that. The weather in Paris tomorrow looks sunny."
@@ -53,7 +54,7 @@ def test_implements_protocol(tts: EspeakBackend) -> None:
 
 
 def test_sentence_audio_is_plausible(tts: EspeakBackend) -> None:
-    s = tts.synthesize(SENTENCE, Voice("en-us"), 16000)
+    s = tts.synthesize(SENTENCE, VoiceSpec(name="en-us"), 16000)
     assert s.sample_rate == 16000
     assert s.audio.dtype == np.float32 and s.audio.ndim == 1
     # 12 words at 170 wpm, plus a sentence pause: a few seconds
@@ -69,7 +70,7 @@ def test_sentence_audio_is_plausible(tts: EspeakBackend) -> None:
 
 @pytest.mark.parametrize("text", TRICKY)
 def test_one_timing_per_token_monotone(tts: EspeakBackend, text: str) -> None:
-    s = tts.synthesize(text, Voice("en-us"), 16000)
+    s = tts.synthesize(text, VoiceSpec(name="en-us"), 16000)
     _check_timings(s, text)
     # every token with letters or digits is actually voiced
     for w in s.words:
@@ -78,7 +79,7 @@ def test_one_timing_per_token_monotone(tts: EspeakBackend, text: str) -> None:
 
 
 def test_word_times_follow_speech(tts: EspeakBackend) -> None:
-    s = tts.synthesize(SENTENCE, Voice("en-us"), 16000)
+    s = tts.synthesize(SENTENCE, VoiceSpec(name="en-us"), 16000)
     words = s.words
     assert words[0].start_s == 0.0
     assert abs(words[-1].end_s - s.duration_s) < 0.005
@@ -92,7 +93,7 @@ def test_word_times_follow_speech(tts: EspeakBackend) -> None:
 
 def test_number_token_gets_one_timing(tts: EspeakBackend) -> None:
     text = "I paid 20 dollars for 1,234,567 grains."
-    s = tts.synthesize(text, Voice("en-us"), 16000)
+    s = tts.synthesize(text, VoiceSpec(name="en-us"), 16000)
     _check_timings(s, text)
     twenty, big = s.words[2], s.words[5]
     assert twenty.word == "20" and big.word == "1,234,567"
@@ -101,7 +102,7 @@ def test_number_token_gets_one_timing(tts: EspeakBackend) -> None:
 
 
 def test_resampling_lengths(tts: EspeakBackend) -> None:
-    v = Voice("en-us+f3")
+    v = VoiceSpec(name="en-us+f3")
     out = {sr: tts.synthesize(SENTENCE, v, sr) for sr in (16000, 22050, 24000)}
     base = out[22050].duration_s
     for sr, s in out.items():
@@ -114,23 +115,23 @@ def test_resampling_lengths(tts: EspeakBackend) -> None:
 
 
 def test_deterministic_bytes(tts: EspeakBackend) -> None:
-    v = Voice("en-us", rate=180, pitch=55)
+    v = VoiceSpec(name="en-us", rate=180, pitch=55)
     first = tts.synthesize(SENTENCE, v, 16000)
-    tts.synthesize("Something else in between, with another voice.", Voice("en+m3"), 24000)
+    tts.synthesize("Something else in between, with another voice.", VoiceSpec(name="en+m3"), 24000)
     second = tts.synthesize(SENTENCE, v, 16000)
     third = EspeakBackend().synthesize(SENTENCE, v, 16000)
     assert _digest(first) == _digest(second) == _digest(third)
     assert first.words == second.words == third.words
-    other = tts.synthesize(SENTENCE, Voice("en-us", rate=150, pitch=55), 16000)
+    other = tts.synthesize(SENTENCE, VoiceSpec(name="en-us", rate=150, pitch=55), 16000)
     assert _digest(other) != _digest(first)
 
 
 def test_concurrent_threads_are_serialised(tts: EspeakBackend) -> None:
-    ref = _digest(tts.synthesize(SENTENCE, Voice("en-us"), 16000))
+    ref = _digest(tts.synthesize(SENTENCE, VoiceSpec(name="en-us"), 16000))
     results: list[str] = []
 
     def work() -> None:
-        results.append(_digest(tts.synthesize(SENTENCE, Voice("en-us"), 16000)))
+        results.append(_digest(tts.synthesize(SENTENCE, VoiceSpec(name="en-us"), 16000)))
 
     threads = [threading.Thread(target=work) for _ in range(4)]
     for t in threads:
@@ -140,9 +141,9 @@ def test_concurrent_threads_are_serialised(tts: EspeakBackend) -> None:
     assert results == [ref] * 4
 
 
-@pytest.mark.parametrize("voice", DEFAULT_VOICES[:4] + [Voice("en-gb-x-rp+f4", rate=300)])
+@pytest.mark.parametrize("voice", DEFAULT_VOICES[:4] + [VoiceSpec(name="en-gb-x-rp+f4", rate=300)])
 @pytest.mark.parametrize("sr", [16000, 24000])
-def test_trimmed_to_speech(tts: EspeakBackend, voice: Voice, sr: int) -> None:
+def test_trimmed_to_speech(tts: EspeakBackend, voice: VoiceSpec, sr: int) -> None:
     s = tts.synthesize("Okay, hmm... let me check that for you.", voice, sr)
     edge = int(0.005 * sr)
     assert np.abs(s.audio[:edge]).max() >= THR
@@ -162,42 +163,50 @@ def test_default_voices_all_work_and_differ(tts: EspeakBackend) -> None:
 
 
 def test_voice_roundtrip() -> None:
-    v = Voice("en-us+f3", rate=175, pitch=60, pitch_range=40)
-    assert Voice.from_dict(v.to_dict()) == v
-    assert {v: 1}[Voice("en-us+f3", 175, 60, 40)] == 1
+    v = VoiceSpec(name="en-us+f3", rate=175, pitch=60, pitch_range=40)
+    assert VoiceSpec.model_validate_json(v.model_dump_json()) == v
+    assert {v: 1}[VoiceSpec(name="en-us+f3", rate=175, pitch=60, pitch_range=40)] == 1
 
 
-def test_language_code_alias_and_duck_typed_voice(tts: EspeakBackend) -> None:
+def test_planned_voice_is_what_the_backend_speaks(tts: EspeakBackend) -> None:
+    """The voice a real planned script carries goes to the backend as is (one voice type)."""
+    from generators.registry import plan_script
+    from schemas.config import TimingConfig
+
+    turn = plan_script("turn_taking", 3, TimingConfig()).turns[0]
+    assert type(turn.voice) is VoiceSpec
+    s = tts.synthesize(turn.text, turn.voice, 16000)
+    _check_timings(s, turn.text)
+    same = VoiceSpec.model_validate(turn.voice.model_dump())   # as a row's meta records it
+    assert _digest(tts.synthesize(turn.text, same, 16000)) == _digest(s)
+
+
+def test_language_code_alias(tts: EspeakBackend) -> None:
     # espeak names British English's voice file "en"; the language code must work too
-    gb = tts.synthesize("Hello there", Voice("en-gb+f4"), 16000)
-    assert _digest(gb) == _digest(tts.synthesize("Hello there", Voice("en+f4"), 16000))
-
-    class Spec:  # e.g. schemas.script.VoiceSpec: same fields, different class
-        name, rate, pitch, pitch_range = "en-gb+f4", 170, 50, 50
-
-    assert _digest(tts.synthesize("Hello there", Spec(), 16000)) == _digest(gb)  # type: ignore[arg-type]
+    gb = tts.synthesize("Hello there", VoiceSpec(name="en-gb+f4"), 16000)
+    assert _digest(gb) == _digest(tts.synthesize("Hello there", VoiceSpec(name="en+f4"), 16000))
 
 
 @pytest.mark.parametrize("name", ["xx-nosuch", "en-us+nosuchvariant", "+f3", ""])
 def test_unknown_voice_raises_clear_error(tts: EspeakBackend, name: str) -> None:
     with pytest.raises(ValueError, match="unknown espeak-ng voice") as err:
-        tts.synthesize("hello", Voice(name), 16000)
+        tts.synthesize("hello", VoiceSpec(name=name), 16000)
     assert "en-us" in str(err.value) and "f3" in str(err.value)
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t"])
 def test_empty_text_raises(tts: EspeakBackend, text: str) -> None:
     with pytest.raises(ValueError, match="empty"):
-        tts.synthesize(text, Voice("en-us"), 16000)
+        tts.synthesize(text, VoiceSpec(name="en-us"), 16000)
 
 
 def test_bad_parameters_raise(tts: EspeakBackend) -> None:
     with pytest.raises(ValueError, match="rate"):
-        tts.synthesize("hello", Voice("en-us", rate=5), 16000)
+        tts.synthesize("hello", VoiceSpec(name="en-us", rate=5), 16000)
     with pytest.raises(ValueError, match="pitch"):
-        tts.synthesize("hello", Voice("en-us", pitch=150), 16000)
+        tts.synthesize("hello", VoiceSpec(name="en-us", pitch=150), 16000)
     with pytest.raises(ValueError, match="sample_rate"):
-        tts.synthesize("hello", Voice("en-us"), 0)
+        tts.synthesize("hello", VoiceSpec(name="en-us"), 0)
 
 
 def test_list_voices(tts: EspeakBackend) -> None:
@@ -208,14 +217,14 @@ def test_list_voices(tts: EspeakBackend) -> None:
 
 def _synth_in_child(blob: bytes) -> tuple[str, tuple[WordTiming, ...]]:
     backend = pickle.loads(blob)
-    s = backend.synthesize(SENTENCE, Voice("en+m3"), 24000)
+    s = backend.synthesize(SENTENCE, VoiceSpec(name="en+m3"), 24000)
     return _digest(s), s.words
 
 
 def test_pickle_and_spawned_process(tts: EspeakBackend) -> None:
-    tts.synthesize("warm up the library first", Voice("en-us"), 16000)  # state must not travel
+    tts.synthesize("warm up the library first", VoiceSpec(name="en-us"), 16000)  # state must not travel
     blob = pickle.dumps(tts)
-    ref = tts.synthesize(SENTENCE, Voice("en+m3"), 24000)
+    ref = tts.synthesize(SENTENCE, VoiceSpec(name="en+m3"), 24000)
     with mp.get_context("spawn").Pool(1) as pool:
         digest, words = pool.apply(_synth_in_child, (blob,))
     assert digest == _digest(ref)

@@ -14,7 +14,9 @@ import numpy as np
 
 from generators import text_bank as tb
 from generators.common import Planner
+from generators.scenarios import overlay
 from schemas.script import Continuation, Interruption, Pause, ScriptTurn
+from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
 ACKS = ("Okay, thanks.", "Great, thank you.", "Oh, nice.", "Right, okay.", "Perfect.", "Hmm, interesting.",
         "Got it.", "Cool.", "Alright.", "Okay, good to know.", "Ah, that helps.", "Nice, thanks.")
@@ -67,7 +69,7 @@ def _answer(p: Planner, text: str, bc_rate: float, **kw: object) -> ScriptTurn:
     """An assistant turn with Poisson(rate x its length) backchannels from the user."""
     n_bc = int(p.rng.poisson(bc_rate * _minutes(text, p.cast.assistant.rate)))
     lines = [tb.draw_backchannel(p.rng) for _ in range(n_bc)]
-    overlays = p.overlays(text, "backchannel", lines) if lines else ()
+    overlays = overlay.place(p, text, overlay.BACKCHANNEL, lines) if lines else ()
     return p.assistant(text, overlays=overlays, **kw)
 
 
@@ -111,11 +113,11 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
 def _interrupted(p: Planner, ex: tb.Exchange, bc_rate: float) -> list[ScriptTurn]:
     """A full answer the user cuts into: stop (discard), correct (repair) or ask something else (park)."""
     t, rng = p.timing, p.rng
-    action = str(_pick(rng, ("discard", "repair", "park")))
+    action = InterruptAction(_pick(rng, (InterruptAction.DISCARD, InterruptAction.REPAIR, InterruptAction.PARK)))
     answer = _join(p, ex.answer)
-    if action == "discard":
+    if action == InterruptAction.DISCARD:
         text = tb.draw_stop_request(rng)
-    elif action == "repair":
+    elif action == InterruptAction.REPAIR:
         text = ex.correction
     else:
         nxt = tb.draw_followup(rng, exclude_domain=ex.domain)
@@ -123,14 +125,14 @@ def _interrupted(p: Planner, ex: tb.Exchange, bc_rate: float) -> list[ScriptTurn
     cut = Interruption(action=action, text=text, at_fraction=p.draw(t.interrupt_at), detect_s=p.draw(t.detect_s),
                        fade_s=p.draw(t.fade_s), eot_s=p.draw(t.eot_s))
     first = p.assistant(answer, interruption=cut)
-    if action == "discard":
+    if action == InterruptAction.DISCARD:
         return [first, p.assistant(tb.draw_discard_ack(rng, ex.topic or ex.domain))]
-    if action == "repair":
+    if action == InterruptAction.REPAIR:
         return [first, p.assistant("", continuation=Continuation(of_turn=first.id, prefix=ex.repair_ack,
                                                                  sentences=ex.repaired_from))]
     out = [first, _answer(p, _join(p, nxt.answer[: int(rng.integers(2, 4))]), bc_rate)]
     if rng.random() < 0.5:
         resume = Continuation(of_turn=first.id, prefix=tb.draw_resume_phrase(rng, ex.topic or ex.domain),
                               sentences=ex.answer)
-        out.append(p.assistant("", continuation=resume, trigger="follow", attrs={"resumes": first.id}))
+        out.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: first.id}))
     return out

@@ -10,21 +10,22 @@ from generators import text_bank as tb
 from generators.common import Planner
 from generators.harness import Execution, run_task
 from schemas.script import Delegation, ScriptTurn
+from schemas.vocab import TaskOutcome, TaskStatus, Trigger
 
 
 def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | None = None,
           quantiles: tuple[float, float] = (0.0, 1.0), **links: str) -> tuple[Delegation, Execution]:
     ex = run_task(task_id, content.call, p.harness, p.rng, p.harness_state, force=force,  # type: ignore[arg-type]
                   quantiles=quantiles)
-    outcome = "relayed" if ex.status in ("ok", "partial") else "fallback"
+    outcome = TaskOutcome.RELAYED if ex.status in (TaskStatus.OK, TaskStatus.PARTIAL) else TaskOutcome.FALLBACK
     return Delegation(task_id=task_id, tool=ex.tool, request=content.request, args=ex.args, latency_s=ex.latency_s,
                       result=ex.text, status=ex.status, outcome=outcome, **links), ex
 
 
 def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution) -> ScriptTurn:
     """The turn that relays a result, or explains a failure (fallback)."""
-    lines = tb.relay_lines(p.rng, content, ex) if d.outcome in ("relayed", "revised") else tb.fallback_lines(p.rng, content, ex)
-    return p.assistant(" ".join(lines), trigger="backend", ref=d.task_id)
+    lines = tb.relay_lines(p.rng, content, ex) if d.outcome in (TaskOutcome.RELAYED, TaskOutcome.REVISED) else tb.fallback_lines(p.rng, content, ex)
+    return p.assistant(" ".join(lines), trigger=Trigger.BACKEND, ref=d.task_id)
 
 
 def _maybe_smalltalk(p: Planner, prob: float) -> list[ScriptTurn]:
@@ -68,7 +69,7 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
         band = ((0.9, 0.999) if k == 1 else (0.0, 0.5)) if overtake else (0.0, 1.0)
         d, ex = _task(p, f"t{k}", c, quantiles=band)
         if together:
-            turns.append(p.assistant(c.ack, delegate=d, trigger="user" if k == 1 else "follow"))
+            turns.append(p.assistant(c.ack, delegate=d, trigger=Trigger.USER if k == 1 else Trigger.FOLLOW))
         else:
             turns += [p.user(c.user_request), p.assistant(c.ack, delegate=d)]
         acts.append(_act_on(p, c, d, ex))
@@ -81,7 +82,7 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     # still out when the user changes their mind, and sometimes races the cancel
     c = tb.draw_delegation(p.rng, tools=_slow_tools(p))
     d, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
-    d = d.model_copy(update={"outcome": "cancelled"})
+    d = d.model_copy(update={"outcome": TaskOutcome.CANCELLED})
     cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
                         latency_s=0.2, outcome=None, cancels="t1")
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d),
@@ -96,10 +97,10 @@ def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user revises the request; the revised task supersedes the old one, whose result is dropped."""
     c = tb.draw_delegation(p.rng, tools=_slow_tools(p), revisable=True)
     d1, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
-    d1 = d1.model_copy(update={"outcome": "superseded"})
+    d1 = d1.model_copy(update={"outcome": TaskOutcome.SUPERSEDED})
     line, revised = tb.draw_revision(p.rng, c)
-    d2, ex2 = _task(p, "t2", revised, force="ok", supersedes="t1")
-    d2 = d2.model_copy(update={"outcome": "revised"})
+    d2, ex2 = _task(p, "t2", revised, force=TaskStatus.OK, supersedes="t1")
+    d2 = d2.model_copy(update={"outcome": TaskOutcome.REVISED})
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1),
              p.user(line), p.assistant(tb.revision_ack(p.rng, revised), delegate=d2),
              *_maybe_smalltalk(p, 0.4), _act_on(p, revised, d2, ex2)]
@@ -109,14 +110,14 @@ def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
 def plan_failure(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The tool fails (error or timeout): retry and relay, or fall back and say what went wrong."""
     c = tb.draw_delegation(p.rng, tools=p.tools)
-    mode = "timeout" if p.rng.random() < 0.35 else "error"
+    mode = TaskStatus.TIMEOUT if p.rng.random() < 0.35 else TaskStatus.ERROR
     d1, ex1 = _task(p, "t1", c, force=mode)
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1), *_maybe_smalltalk(p, 0.3)]
     if p.rng.random() < 0.55:
         d2, ex2 = _task(p, "t2", c, retry_of="t1")
-        d1 = d1.model_copy(update={"outcome": "retried"})
+        d1 = d1.model_copy(update={"outcome": TaskOutcome.RETRIED})
         turns[1] = turns[1].model_copy(update={"delegate": d1})
-        turns += [p.assistant(tb.retry_line(p.rng, c, ex1), trigger="backend", ref="t1", delegate=d2),
+        turns += [p.assistant(tb.retry_line(p.rng, c, ex1), trigger=Trigger.BACKEND, ref="t1", delegate=d2),
                   _act_on(p, c, d2, ex2)]
     else:
         turns.append(_act_on(p, c, d1, ex1))

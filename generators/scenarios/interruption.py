@@ -4,9 +4,10 @@ from __future__ import annotations
 from generators import text_bank as tb
 from generators.common import Planner
 from schemas.script import Continuation, Interruption, ScriptTurn
+from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
 
-def _cut_in(p: Planner, action: str, text: str) -> Interruption:
+def _cut_in(p: Planner, action: InterruptAction, text: str) -> Interruption:
     t = p.timing
     return Interruption(action=action, text=text, at_fraction=float(round(p.rng.uniform(0.15, 0.55), 4)),
                         detect_s=p.draw(t.detect_s), fade_s=p.draw(t.fade_s), eot_s=p.draw(t.eot_s))
@@ -16,7 +17,7 @@ def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Stop and discard: the user says stop; the assistant stops, acknowledges briefly, and listens."""
     ex = tb.draw_exchange(p.rng)
     answer = p.assistant(" ".join(ex.answer),
-                         interruption=_cut_in(p, "discard", tb.draw_stop_request(p.rng)))
+                         interruption=_cut_in(p, InterruptAction.DISCARD, tb.draw_stop_request(p.rng)))
     turns = [p.user(ex.user_request), answer, p.assistant(tb.draw_discard_ack(p.rng, ex.domain))]
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain)
@@ -27,7 +28,7 @@ def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
 def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Repair: the user corrects a detail; the assistant regenerates only the unspoken part with it."""
     ex = tb.draw_exchange(p.rng)
-    answer = p.assistant(" ".join(ex.answer), interruption=_cut_in(p, "repair", ex.correction))
+    answer = p.assistant(" ".join(ex.answer), interruption=_cut_in(p, InterruptAction.REPAIR, ex.correction))
     repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=ex.repair_ack,
                                                          sentences=ex.repaired_from))
     return ex.domain, [p.user(ex.user_request), answer, repaired]
@@ -37,11 +38,11 @@ def plan_park(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Park and follow: a new request cuts in; the assistant serves it, then resumes the parked answer."""
     ex = tb.draw_exchange(p.rng)
     nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain)
-    answer = p.assistant(" ".join(ex.answer), interruption=_cut_in(p, "park", nxt.user_request))
+    answer = p.assistant(" ".join(ex.answer), interruption=_cut_in(p, InterruptAction.PARK, nxt.user_request))
     follow = p.assistant(" ".join(nxt.answer[: int(p.rng.integers(2, 4))]))
     turns = [p.user(ex.user_request), answer, follow]
     if p.rng.random() < 0.7:
         resume = Continuation(of_turn=answer.id, prefix=tb.draw_resume_phrase(p.rng, ex.domain),
                               sentences=ex.answer)
-        turns.append(p.assistant("", continuation=resume, trigger="follow", attrs={"resumes": answer.id}))
+        turns.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: answer.id}))
     return ex.domain, turns

@@ -4,6 +4,7 @@ from __future__ import annotations
 from generators import text_bank as tb
 from generators.common import Planner
 from schemas.script import ScriptTurn, Timer
+from schemas.vocab import Trigger
 
 
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
@@ -13,5 +14,5 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     if p.rng.random() < 0.5:
         user_line, reply = tb.draw_smalltalk(p.rng)
         turns += [p.user(user_line), p.assistant(reply)]
-    turns.append(p.assistant(t.announce, trigger="timer", ref="timer1"))
+    turns.append(p.assistant(t.announce, trigger=Trigger.TIMER, ref="timer1"))
     return "timers", turns

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from schemas.vocab import CONTROL_ATTR_PREFIX
+from schemas.windows import last_window_of, window_start
+
 DETECT_MIN_S = 0.3   # the shortest detect_s DESIGN §2 rule 3 allows
 
 
@@ -23,7 +26,7 @@ def max_start_overlap(asst_end: int, unit: int, sample_rate: int) -> float:
     turn ends exactly as planned whatever the assistant heard, so its output is unchanged: t may
     lie down to 0.3 s before the start of the window holding the end (0.3 s to u + 0.3 s).
     """
-    last_window_start = ((asst_end - 1) // unit) * unit
+    last_window_start = window_start(last_window_of(asst_end, unit), unit)
     return max(0.0, (asst_end - last_window_start) / sample_rate + DETECT_MIN_S - 1e-3)
 
 
@@ -48,13 +51,13 @@ class ControlSpec:
     FIELDS = ("gap_pm", "overlap_pm", "pause_pm", "gain", "gap_lo", "gap_hi", "pause_lo", "pause_hi")
 
     def to_attrs(self) -> dict[str, str]:
-        return {f"ctl_{k}": repr(float(getattr(self, k))) for k in self.FIELDS}
+        return {f"{CONTROL_ATTR_PREFIX}{k}": repr(float(getattr(self, k))) for k in self.FIELDS}
 
     @classmethod
     def from_attrs(cls, attrs: dict[str, str]) -> "ControlSpec | None":
-        if "ctl_gain" not in attrs:
+        if f"{CONTROL_ATTR_PREFIX}gain" not in attrs:
             return None
-        return cls(**{k: float(attrs[f"ctl_{k}"]) for k in cls.FIELDS})
+        return cls(**{k: float(attrs[f"{CONTROL_ATTR_PREFIX}{k}"]) for k in cls.FIELDS})
 
 
 def controlled_offset(drawn: float, realised: dict[str, float], spec: ControlSpec, max_overlap: float) -> float:

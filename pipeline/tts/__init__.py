@@ -1,10 +1,11 @@
 """Speech realization: the TTS backend interface and its implementations.
 
-``base`` defines the interface (:class:`Voice`, :class:`WordTiming`, :class:`Synthesis`,
-:class:`TTSBackend`); ``espeak`` is the fast CPU backend used by default.
+``base`` defines the interface (:class:`WordTiming`, :class:`Synthesis`, :class:`TTSBackend`);
+``espeak`` is the fast CPU backend used by default. A backend speaks with the script's
+``schemas.script.VoiceSpec``.
 """
 
-from .base import Synthesis, TTSBackend, Voice, WordTiming
+from .base import Synthesis, TTSBackend, WordTiming
 from .espeak import DEFAULT_VOICES, EspeakBackend, list_voices
 
 __all__ = [
@@ -12,7 +13,6 @@ __all__ = [
     "EspeakBackend",
     "Synthesis",
     "TTSBackend",
-    "Voice",
     "WordTiming",
     "list_voices",
 ]

@@ -5,37 +5,20 @@ session's sample rate, a word-level clock (so ``spoken_text`` of each unit and t
 ``unspoken_text`` of an interrupted turn can be cut at word boundaries) and a stable identity to
 record in the dataset manifest. Keeping the interface this small lets the espeak-ng backend
 (fast, CPU, deterministic) and a neural backend (CosyVoice) be swapped without touching callers.
+The voice a backend speaks with is the script's own ``schemas.script.VoiceSpec`` (the contract),
+so what the planner draws is exactly what the backend receives and the row records.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Voice", "WordTiming", "Synthesis", "TTSBackend"]
+from schemas.script import VoiceSpec
 
-
-@dataclass(frozen=True)
-class Voice:
-    """A speaker: what the scenario planner samples and the manifest records.
-
-    Frozen and made of plain fields so it can be a dict key, cached on, and round-tripped through
-    JSON/Parquet metadata with ``to_dict``/``from_dict``.
-    """
-
-    name: str  # backend voice id; for espeak-ng "<language>[+<variant>]", e.g. "en-us+f3"
-    rate: int = 170  # speaking rate, words per minute
-    pitch: int = 50  # base pitch, 0..99 (backend-relative scale)
-    pitch_range: int = 50  # intonation range, 0..99 (0 = monotone)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Voice:
-        return cls(**d)
+__all__ = ["WordTiming", "Synthesis", "TTSBackend"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +64,7 @@ class TTSBackend(Protocol):
 
     name: str
 
-    def synthesize(self, text: str, voice: Voice, sample_rate: int) -> Synthesis:
+    def synthesize(self, text: str, voice: VoiceSpec, sample_rate: int) -> Synthesis:
         """Speak ``text`` with ``voice``; raise ValueError on empty text or an unknown voice."""
         ...
 

@@ -42,7 +42,9 @@ import espeakng_loader
 import numpy as np
 import soxr
 
-from .base import Synthesis, Voice, WordTiming
+from schemas.script import VoiceSpec
+
+from .base import Synthesis, WordTiming
 
 __all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices", "SILENCE_DBFS"]
 
@@ -256,7 +258,7 @@ class EspeakBackend:
         return False
 
     def list_voices(self) -> list[str]:
-        """Voice ids usable as the part of ``Voice.name`` before ``+`` (e.g. "en", "en-us").
+        """Voice ids usable as the part of ``VoiceSpec.name`` before ``+`` (e.g. "en", "en-us").
 
         A voice's primary language code (e.g. "en-gb" for "en") is accepted as well.
         """
@@ -269,11 +271,11 @@ class EspeakBackend:
 
     @staticmethod
     def list_variants() -> list[str]:
-        """Variant names usable after ``+`` in ``Voice.name`` (e.g. "f3", "m2", "steph")."""
+        """Variant names usable after ``+`` in ``VoiceSpec.name`` (e.g. "f3", "m2", "steph")."""
         vdir = Path(espeakng_loader.get_data_path()) / "voices" / "!v"
         return sorted(p.name for p in vdir.iterdir() if p.is_file())
 
-    def _unknown_voice(self, voice: Voice, lib: ctypes.CDLL | None, why: str) -> ValueError:
+    def _unknown_voice(self, voice: VoiceSpec, lib: ctypes.CDLL | None, why: str) -> ValueError:
         ids = self._voice_ids(lib) if lib is not None else []
         english = [x for x in ids if x == "en" or x.startswith("en-")]
         variants = [v for v in self.list_variants() if re.fullmatch(r"[fm]\d", v)]
@@ -284,7 +286,7 @@ class EspeakBackend:
         )
 
     @staticmethod
-    def _check_params(voice: Voice, sample_rate: int) -> None:
+    def _check_params(voice: VoiceSpec, sample_rate: int) -> None:
         if not _RATE_RANGE[0] <= voice.rate <= _RATE_RANGE[1]:
             raise ValueError(f"voice rate {voice.rate} wpm outside espeak-ng's range {_RATE_RANGE}")
         for field in ("pitch", "pitch_range"):
@@ -294,7 +296,7 @@ class EspeakBackend:
             raise ValueError(f"sample_rate must be an integer in 4000..192000 Hz, got {sample_rate!r}")
 
     # --- synthesis --------------------------------------------------------------------------------
-    def _synth_native(self, text: str, voice: Voice) -> _NativeResult:
+    def _synth_native(self, text: str, voice: VoiceSpec) -> _NativeResult:
         chunks: list[np.ndarray] = []
         events: list[tuple[int, int, int]] = []
 
@@ -334,11 +336,11 @@ class EspeakBackend:
         samples = np.concatenate(chunks) if chunks else np.zeros(0, np.int16)
         return _NativeResult(samples, rate, events)
 
-    def synthesize(self, text: str, voice: Voice, sample_rate: int) -> Synthesis:
+    def synthesize(self, text: str, voice: VoiceSpec, sample_rate: int) -> Synthesis:
         """Speak ``text``; see the module docstring for the audio and timing contract.
 
-        ``voice`` may be any object with ``name``/``rate``/``pitch``/``pitch_range`` (e.g. the
-        pydantic ``schemas.script.VoiceSpec``). Raises ValueError for empty text, an unknown voice,
+        ``voice`` is the script's ``VoiceSpec``; its rate and pitches are checked against
+        espeak-ng's ranges here (they are backend-specific). Raises ValueError for empty text, an unknown voice,
         out-of-range parameters, or text espeak renders as silence (e.g. only punctuation).
         """
         if not isinstance(text, str) or not text.strip():
@@ -489,22 +491,22 @@ def _postprocess(
 
 
 def list_voices() -> list[str]:
-    """Voice ids espeak-ng offers (the part of ``Voice.name`` before ``+``)."""
+    """Voice ids espeak-ng offers (the part of ``VoiceSpec.name`` before ``+``)."""
     return EspeakBackend().list_voices()
 
 
 #: A varied set of English speakers that render with the shipped espeak-ng data (checked by tests).
-DEFAULT_VOICES: list[Voice] = [
-    Voice("en-us", rate=170, pitch=50, pitch_range=50),
-    Voice("en-us+f3", rate=175, pitch=60, pitch_range=60),
-    Voice("en+m3", rate=160, pitch=45, pitch_range=50),
-    Voice("en+f2", rate=180, pitch=55, pitch_range=55),
-    Voice("en-gb-scotland+m2", rate=155, pitch=40, pitch_range=45),
-    Voice("en-gb-x-rp+f4", rate=165, pitch=58, pitch_range=50),
-    Voice("en-us+m7", rate=185, pitch=35, pitch_range=40),
-    Voice("en-029+f5", rate=170, pitch=62, pitch_range=65),
-    Voice("en-gb-x-gbcwmd+m4", rate=150, pitch=48, pitch_range=55),
-    Voice("en-us+f1", rate=160, pitch=65, pitch_range=45),
-    Voice("en-gb-x-gbclan+m5", rate=188, pitch=50, pitch_range=50),
-    Voice("en-us-nyc+m1", rate=178, pitch=42, pitch_range=60),
+DEFAULT_VOICES: list[VoiceSpec] = [
+    VoiceSpec(name="en-us", rate=170, pitch=50, pitch_range=50),
+    VoiceSpec(name="en-us+f3", rate=175, pitch=60, pitch_range=60),
+    VoiceSpec(name="en+m3", rate=160, pitch=45, pitch_range=50),
+    VoiceSpec(name="en+f2", rate=180, pitch=55, pitch_range=55),
+    VoiceSpec(name="en-gb-scotland+m2", rate=155, pitch=40, pitch_range=45),
+    VoiceSpec(name="en-gb-x-rp+f4", rate=165, pitch=58, pitch_range=50),
+    VoiceSpec(name="en-us+m7", rate=185, pitch=35, pitch_range=40),
+    VoiceSpec(name="en-029+f5", rate=170, pitch=62, pitch_range=65),
+    VoiceSpec(name="en-gb-x-gbcwmd+m4", rate=150, pitch=48, pitch_range=55),
+    VoiceSpec(name="en-us+f1", rate=160, pitch=65, pitch_range=45),
+    VoiceSpec(name="en-gb-x-gbclan+m5", rate=188, pitch=50, pitch_range=50),
+    VoiceSpec(name="en-us-nyc+m1", rate=178, pitch=42, pitch_range=60),
 ]
