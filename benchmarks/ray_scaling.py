@@ -25,7 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-FAMILIES = {"turn_taking": 1.0, "pause": 1.0, "backchannel": 1.0}
+from schemas.config import Scenario  # noqa: E402 - after the path insert
+
+FAMILIES = {Scenario.TURN_TAKING.value: 1.0, Scenario.PAUSE.value: 1.0, Scenario.BACKCHANNEL.value: 1.0}
 
 
 def _init(cpus: int) -> None:

@@ -48,10 +48,12 @@ from model.protocol import (
     ProtocolError, TextTokenizer, UnitEncoder, extend_vocab, load_text_tokenizer, write_extended_tokenizer,
 )
 from pipeline.io import Store, sha256_file
+from schemas.arrow import AUDIO_TYPE
 from schemas.errors import UsageError
+from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, CHUNK_EOS, DELEGATE, DELEGATE_END, SPEECH_TOKENS_PER_SECOND,
+                              TURN_EOS)
 
 FORMAT = "duplexsynth-train-v1"
-AUDIO_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 TRAIN_SCHEMA = pa.schema([
     ("id", pa.string()), ("scenario", pa.string()), ("language", pa.string()),
     ("source_shard", pa.string()), ("source_row", pa.int32()),
@@ -416,11 +418,11 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
             writers[r.pop("_split")].add(r)
     rel_tok = "../tokenizer/protocol.json"
     layout = {
-        "unit_s": unit_sizes[0], "audio_embeds_per_unit": int(round(10 * unit_sizes[0])),
-        "speech_tokens_per_unit": int(round(25 * unit_sizes[0])), "image_tokens_per_frame": opts.image_tokens,
+        "unit_s": unit_sizes[0], "audio_embeds_per_unit": int(round(AUDIO_EMBEDS_PER_SECOND * unit_sizes[0])),
+        "speech_tokens_per_unit": int(round(SPEECH_TOKENS_PER_SECOND * unit_sizes[0])), "image_tokens_per_frame": opts.image_tokens,
         "has_frames": has_frames, "chunk_eos_loss": opts.chunk_eos_loss,
-        "loss_rule": "decision, spoken text, speech tokens, <|turn_eos|>, <delegate> request </delegate>"
-                     + (", <|chunk_eos|>" if opts.chunk_eos_loss else "") + "; nothing else",
+        "loss_rule": f"decision, spoken text, speech tokens, {TURN_EOS}, {DELEGATE} request {DELEGATE_END}"
+                     + (f", {CHUNK_EOS}" if opts.chunk_eos_loss else "") + "; nothing else",
     }
     split_meta = {"tokenizer": rel_tok, "audio_format": opts.audio_format, "n_mels": opts.n_mels, "layout": layout}
     splits = {s: w.finish(split_meta) for s, w in writers.items()}

@@ -44,6 +44,7 @@ from jobs.shards import (
 from pipeline.io import Store
 from schemas.config import ConfigError, RunConfig, dump_config, parse_config
 from schemas.errors import UsageError
+from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 
 MANIFEST = "manifest.json"
 CONFIG_FILE = "config.yaml"
@@ -362,7 +363,7 @@ def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any
         "config": cfg.model_dump(mode="json"),
         "rows": res.rows, "failed": res.failed, "audio_hours": round(res.audio_s / 3600, 6),
         "speech_tokenizer": tokenizer_identity(onnx) if onnx is not None else None,
-        "speech_tokens": "s3 25 Hz codebook 6561" if onnx is not None else "none: no speech tokenizer configured",
+        "speech_tokens": f"s3 {SPEECH_TOKENS_PER_SECOND} Hz codebook {SPEECH_CODEBOOK}" if onnx is not None else "none: no speech tokenizer configured",
         "tts": {"backend": cfg.tts.backend},
     }
     with store.open_atomic(MANIFEST) as f:

@@ -21,6 +21,7 @@ from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
 from schemas.config import ConfigError, RunConfig
 from schemas.trajectory import FailedRecord, TrajectoryRow
+from schemas.vocab import EventKind
 
 VARIETY_SAMPLE_ROWS = 2000   # assistant text returned to the driver for variety figures, at most
 
@@ -128,7 +129,7 @@ def preflight(cfg: RunConfig) -> None:
 
 
 def assistant_text(row: TrajectoryRow) -> str:
-    return " ".join(e.text for e in row.events if e.kind == "assistant_turn")
+    return " ".join(e.text for e in row.events if e.kind == EventKind.ASSISTANT_TURN)
 
 
 def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any = None,

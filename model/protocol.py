@@ -38,34 +38,21 @@ from pathlib import Path
 from typing import Any, Protocol as TypingProtocol, Sequence
 
 from schemas.errors import UsageError
+# Every protocol name and number is defined once, in schemas/protocol.py; this module adds the
+# tokenizer logic. VOCAB_TOKENS (the protocol tokens plus the two embedding placeholders) is what
+# the vocabulary extension assigns ids to, in that order.
+from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, AUDIO_PH, BACKEND, BACKEND_END, CHUNK_EOS,  # noqa: F401
+                              DELEGATE, DELEGATE_END, IMAGE, IMAGE_END, IMAGE_PH, LISTEN, PROTOCOL_TOKENS, SPEAK,
+                              SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND, TURN_EOS, UNIT, UNIT_END, VOCAB_TOKENS,
+                              speech_token_name)
+from schemas.vocab import Decision
 
-SPEECH_CODEBOOK = 6561
-SPEECH_TOKENS_PER_SECOND = 25
-AUDIO_EMBEDS_PER_SECOND = 10
-
-UNIT, UNIT_END = "<unit>", "</unit>"
-IMAGE, IMAGE_END = "<image>", "</image>"
-LISTEN, SPEAK = "<|listen|>", "<|speak|>"
-TURN_EOS, CHUNK_EOS = "<|turn_eos|>", "<|chunk_eos|>"
-DELEGATE, DELEGATE_END = "<delegate>", "</delegate>"
-BACKEND, BACKEND_END = "<backend>", "</backend>"
-AUDIO_PH, IMAGE_PH = "<|audio_placeholder|>", "<|image_placeholder|>"
-
-# Fixed order: appended tokens get ids in this order, so the layout is reproducible.
-PROTOCOL_TOKENS: tuple[str, ...] = (
-    UNIT, UNIT_END, IMAGE, IMAGE_END, LISTEN, SPEAK, TURN_EOS, CHUNK_EOS,
-    DELEGATE, DELEGATE_END, BACKEND, BACKEND_END, AUDIO_PH, IMAGE_PH,
-)
 # Names under which a target tokenizer may already hold a token (MiniCPM-o 4.5 display names).
 ALIASES: dict[str, tuple[str, ...]] = {
     TURN_EOS: (TURN_EOS, "<|spoken_turn_eos|>"),
     CHUNK_EOS: (CHUNK_EOS, "<|spoken_slot_eos|>"),
 }
 SDK_SPECS = ("minicpm-o45", "sdk:o45_fc", "minicpm-o5-sdk")
-
-
-def speech_token_name(code: int) -> str:
-    return f"<|s_{code}|>"
 
 
 class ProtocolError(UsageError, ValueError):
@@ -279,7 +266,7 @@ def extend_vocab(tok: TextTokenizer) -> ProtocolVocab:
     sources: dict[str, str] = {}
     base_next = tok.next_free_id()
     nxt = base_next
-    for name in PROTOCOL_TOKENS:
+    for name in VOCAB_TOKENS:
         reuse = None
         for alias in ALIASES.get(name, (name,)):
             tid = tok.existing_id(alias)
@@ -359,8 +346,8 @@ class UnitEncoder:
                  image_tokens_per_frame: int = 64, chunk_eos_loss: bool = True):
         self.tok, self.v = tok, vocab
         self.unit_s = unit_s
-        self.audio_per_unit = _whole(AUDIO_EMBEDS_PER_SECOND * unit_s, "10 audio embeddings per second")
-        self.speech_per_unit = _whole(SPEECH_TOKENS_PER_SECOND * unit_s, "25 speech tokens per second")
+        self.audio_per_unit = _whole(AUDIO_EMBEDS_PER_SECOND * unit_s, f"{AUDIO_EMBEDS_PER_SECOND} audio embeddings per second")
+        self.speech_per_unit = _whole(SPEECH_TOKENS_PER_SECOND * unit_s, f"{SPEECH_TOKENS_PER_SECOND} speech tokens per second")
         self.image_tokens = image_tokens_per_frame
         self.chunk_eos_loss = chunk_eos_loss
         self._control = vocab.control_ids() | set(vocab.speech_range)
@@ -398,12 +385,12 @@ class UnitEncoder:
                                                                 e.get("text", ""))) + [v[BACKEND_END]], 0)
             decision = u.get("decision")
             tokens = list(u.get("speech_tokens") or [])
-            if decision == "listen":
+            if decision == Decision.LISTEN:
                 if tokens or u.get("spoken_text") or u.get("turn_eos"):
                     raise ProtocolError(f"{at}: a listen unit carries speech tokens, text or turn_eos")
                 put([v[LISTEN]], 1)
                 in_turn = False
-            elif decision == "speak":
+            elif decision == Decision.SPEAK:
                 put([v[SPEAK]], 1)
                 text = u.get("spoken_text") or ""
                 if text:
@@ -419,7 +406,7 @@ class UnitEncoder:
                     put([v[TURN_EOS]], 1)
                     in_turn = False
             else:
-                raise ProtocolError(f"{at}: decision must be 'speak' or 'listen', got {decision!r}")
+                raise ProtocolError(f"{at}: decision must be one of {[d.value for d in Decision]}, got {decision!r}")
             if u.get("delegate"):
                 put([v[DELEGATE]] + self.text(u["delegate"]) + [v[DELEGATE_END]], 1)
             put([v[CHUNK_EOS]], 1 if self.chunk_eos_loss else 0)

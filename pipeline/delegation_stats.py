@@ -1,12 +1,14 @@
 """Delegation figures for `duplexsynth stats`: rate, latency per tool, outcome mix, relay delay."""
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from schemas.trajectory import attrs_of
+from schemas.vocab import EventKind
 
 
 @dataclass
@@ -24,17 +26,17 @@ def analyse_delegation(events: list[dict[str, Any]], duration_s: float) -> Deleg
     outcomes: Counter = Counter()
     lat: dict[str, list[float]] = defaultdict(list)
     for e in events:
-        if e["kind"] != "delegate":
+        if e["kind"] != EventKind.DELEGATE:
             continue
-        a = json.loads(e.get("attrs") or "{}")
-        if a.get("cancels"):
+        a = attrs_of(e)
+        if a.cancels:
             continue                      # a control request, not a task
         out.tasks += 1
-        outcomes[a.get("outcome") or "unknown"] += 1
-        if "latency_s" in a:
-            lat[a["tool"]].append(float(a["latency_s"]))
-        if "relay_s" in a and "ready_s" in a:
-            out.relay_delays_s.append(round(float(a["relay_s"]) - float(a["ready_s"]), 4))
+        outcomes[a.outcome or "unknown"] += 1
+        if a.latency_s is not None:
+            lat[a.tool].append(float(a.latency_s))
+        if a.relay_s is not None and a.ready_s is not None:
+            out.relay_delays_s.append(round(float(a.relay_s) - float(a.ready_s), 4))
     out.outcomes, out.latency_by_tool = dict(outcomes), dict(lat)
     return out
 

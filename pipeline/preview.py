@@ -23,12 +23,14 @@ import io
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from pipeline.preview_assets import GALLERY_CSS, PAGE_CSS, PAGE_JS
+from schemas.attrs import AssistantTurnAttrs, parse_attrs
+from schemas.vocab import Decision, EventKind, Label, Role, TaskStatus
 
 __all__ = [
     "KIND_STYLE", "LANE_ORDER", "event_kinds", "audio_tracks", "render_html", "render_gallery",
@@ -44,36 +46,38 @@ class KindStyle:
 
 
 # One colour per event kind, shared by the page, the gallery and the PNG.
+K = EventKind
 KIND_STYLE: dict[str, KindStyle] = {
-    "user_turn": KindStyle("#2b6cb0", "User speech", True),
-    "pause": KindStyle("#718096", "Hesitation pause"),
-    "interruption": KindStyle("#e53e3e", "Interruption", True),
-    "backchannel": KindStyle("#38a169", "Backchannel", True),
-    "other_directed": KindStyle("#d69e2e", "Other-directed", True),
-    "background_speech": KindStyle("#805ad5", "Background speech", True),
-    "noise": KindStyle("#4a5568", "Noise"),
-    "assistant_turn": KindStyle("#2c7a7b", "Assistant speech", True),
-    "delegate": KindStyle("#d53f8c", "Delegate"),
-    "backend": KindStyle("#b7791f", "Backend result"),
-    "timer": KindStyle("#dd6b20", "Timer"),
-    "visual": KindStyle("#00a3c4", "Visual event"),
+    K.USER_TURN: KindStyle("#2b6cb0", "User speech", True),
+    K.PAUSE: KindStyle("#718096", "Hesitation pause"),
+    K.INTERRUPTION: KindStyle("#e53e3e", "Interruption", True),
+    K.BACKCHANNEL: KindStyle("#38a169", "Backchannel", True),
+    K.OTHER_DIRECTED: KindStyle("#d69e2e", "Other-directed", True),
+    K.BACKGROUND_SPEECH: KindStyle("#805ad5", "Background speech", True),
+    K.NOISE: KindStyle("#4a5568", "Noise"),
+    K.ASSISTANT_TURN: KindStyle("#2c7a7b", "Assistant speech", True),
+    K.DELEGATE: KindStyle("#d53f8c", "Delegate"),
+    K.BACKEND: KindStyle("#b7791f", "Backend result"),
+    K.TIMER: KindStyle("#dd6b20", "Timer"),
+    K.VISUAL: KindStyle("#00a3c4", "Visual event"),
 }
 _OTHER_STYLE = KindStyle("#718096", "Other")
 # Lanes top to bottom; groups are separated by a rule. Unknown kinds go at the end.
 LANE_ORDER: tuple[str, ...] = (
-    "user_turn", "pause", "interruption", "backchannel", "other_directed", "background_speech",
-    "noise", "assistant_turn", "delegate", "backend", "timer", "visual",
+    K.USER_TURN, K.PAUSE, K.INTERRUPTION, K.BACKCHANNEL, K.OTHER_DIRECTED, K.BACKGROUND_SPEECH,
+    K.NOISE, K.ASSISTANT_TURN, K.DELEGATE, K.BACKEND, K.TIMER, K.VISUAL,
 )
 _USER_GROUP = LANE_ORDER[:7]
-_ROLE_LANE = {"user": "user_turn", "assistant": "assistant_turn", "other": "other_directed",
-              "background": "background_speech"}
+_ROLE_LANE = {Role.USER: K.USER_TURN, Role.ASSISTANT: K.ASSISTANT_TURN, Role.OTHER: K.OTHER_DIRECTED,
+              Role.BACKGROUND: K.BACKGROUND_SPEECH}
+# The lane whose colour a label chip takes (a label not listed is grey).
 _LABEL_KIND = {
-    "user_speech": "user_turn", "hesitation_pause": "pause", "backchannel": "backchannel",
-    "other_directed": "other_directed", "background_speech": "background_speech",
-    "interruption_onset": "interruption", "stop_discard": "interruption", "stop_repair": "interruption",
-    "stop_park": "interruption", "respond": "assistant_turn", "relay": "backend",
-    "proactive": "timer", "delegate": "delegate", "backend_result": "backend",
-    "timer_fired": "timer", "turn_eos": "assistant_turn",
+    Label.USER_SPEECH: K.USER_TURN, Label.HESITATION_PAUSE: K.PAUSE, Label.BACKCHANNEL: K.BACKCHANNEL,
+    Label.OTHER_DIRECTED: K.OTHER_DIRECTED, Label.BACKGROUND_SPEECH: K.BACKGROUND_SPEECH,
+    Label.INTERRUPTION_ONSET: K.INTERRUPTION, Label.STOP_DISCARD: K.INTERRUPTION, Label.STOP_REPAIR: K.INTERRUPTION,
+    Label.STOP_PARK: K.INTERRUPTION, Label.RESPOND: K.ASSISTANT_TURN, Label.RELAY: K.BACKEND,
+    Label.PROACTIVE: K.TIMER, Label.DELEGATE: K.DELEGATE, Label.BACKEND_RESULT: K.BACKEND,
+    Label.TIMER_FIRED: K.TIMER, Label.TURN_EOS: K.ASSISTANT_TURN,
 }
 _WAVE_BINS_PER_S = 50
 _MAX_WAVE_BINS = 30_000
@@ -96,29 +100,31 @@ class _Ev:
     start: float
     end: float
     text: str
-    attrs: dict[str, Any]
+    attrs: dict[str, Any]     # as stored, for display (whatever it holds)
+    typed: Any = None         # the kind's typed attrs (schemas.attrs), None when they do not parse
     words: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def interrupted(self) -> bool:
-        return self.kind == "assistant_turn" and bool(self.attrs.get("interrupted"))
+        return isinstance(self.typed, AssistantTurnAttrs) and self.typed.interrupted
 
     @property
     def cut(self) -> float:
-        return float(self.attrs.get("cut_s", self.end))
+        cut_s = self.typed.cut_s if isinstance(self.typed, AssistantTurnAttrs) else None
+        return float(self.end if cut_s is None else cut_s)
 
 
 @dataclass
 class _Arrow:
     task_id: str
     tool: str
-    issued: float
-    ready: float
-    latency: float
+    issued_s: float      # the page's arrow data carries these fields as they are (dataclasses.asdict)
+    ready_s: float
+    latency_s: float
 
     @property
     def label(self) -> str:
-        return f"{self.task_id} · {self.tool or '?'} · {self.latency:.2f} s"
+        return f"{self.task_id} · {self.tool or '?'} · {self.latency_s:.2f} s"
 
 
 @dataclass
@@ -156,6 +162,14 @@ def _attrs(raw: Any) -> dict[str, Any]:
     return val if isinstance(val, dict) else {"attrs": val}
 
 
+def _typed(kind: str, raw: Any) -> Any:
+    """The typed attrs of an event, or None for an unknown kind or attrs that do not fit it."""
+    try:
+        return parse_attrs(kind, raw if isinstance(raw, (str, dict)) else None)
+    except ValueError:   # pydantic's ValidationError and json's JSONDecodeError are ValueErrors
+        return None
+
+
 def _f(x: Any, default: float = 0.0) -> float:
     try:
         return float(x)
@@ -173,7 +187,7 @@ def _build_view(row: Any) -> _View:
     events = [
         _Ev(id=str(e.get("id", "")), kind=str(e.get("kind", "")), role=str(e.get("role", "")),
             start=_f(e.get("start_s")), end=max(_f(e.get("start_s")), _f(e.get("end_s"))),
-            text=e.get("text") or "", attrs=_attrs(e.get("attrs")))
+            text=e.get("text") or "", attrs=_attrs(e.get("attrs")), typed=_typed(str(e.get("kind", "")), e.get("attrs")))
         for e in d.get("events") or []
     ]
     events.sort(key=lambda e: (e.start, e.id))
@@ -184,35 +198,30 @@ def _build_view(row: Any) -> _View:
         if ev is not None:
             ev.words.append(w)
         else:
-            orphans.setdefault(_ROLE_LANE.get(w.get("role"), "user_turn"), []).append(w)
+            orphans.setdefault(_ROLE_LANE.get(w.get("role"), K.USER_TURN), []).append(w)
     present = {e.kind for e in events} | set(orphans)
     lanes = [k for k in LANE_ORDER if k in present] + sorted(present - set(LANE_ORDER))
 
     end = max([duration + unit_s] + [e.end for e in events])
     ghosts: dict[str, tuple[float, float]] = {}
     for e in events:
-        unspoken = str(e.attrs.get("unspoken_text") or "")
-        if e.interrupted and unspoken:
-            # Drawn after the cut, as long as it was planned (or about a third of a second per word),
-            # but never over the next event of the same lane: the hover card has the full text.
-            planned = _f(e.attrs.get("planned_end_s"))
-            g_end = planned if planned > e.cut else e.cut + max(0.6, _UNSPOKEN_S_PER_WORD * len(unspoken.split()))
+        unspoken = e.typed.unspoken_text if e.interrupted else ""
+        if unspoken:
+            # Drawn after the cut, about a third of a second per word, but never over the next
+            # event of the same lane: the hover card has the full text.
+            g_end = e.cut + max(0.6, _UNSPOKEN_S_PER_WORD * len(unspoken.split()))
             nxt = [o.start for o in events if o.kind == e.kind and o.start > e.cut]
             if nxt:
                 g_end = min(g_end, max(min(nxt) - 0.05, e.cut + 0.3))
             ghosts[e.id] = (e.cut, min(g_end, end))
 
     arrows = []
-    delegates = [e for e in events if e.kind == "delegate"]
-    for b in (e for e in events if e.kind == "backend"):
-        task = str(b.attrs.get("task_id", ""))
-        dl = [e for e in delegates if str(e.attrs.get("task_id", "")) == task and e.start <= b.start]
-        src = dl[-1] if dl else None
-        issued = _f(b.attrs.get("issued_s"), src.start if src else b.start)
-        ready = _f(b.attrs.get("ready_s"), b.start)
-        latency = _f(b.attrs.get("latency_s"), ready - issued)
-        tool = str(b.attrs.get("tool") or (src.attrs.get("tool") if src else "") or "")
-        arrows.append(_Arrow(task, tool, issued, ready, latency))
+    delegates = [e for e in events if e.kind == K.DELEGATE and e.typed is not None]
+    for b in (e for e in events if e.kind == K.BACKEND and e.typed is not None):
+        a = b.typed
+        dl = [e for e in delegates if e.typed.task_id == a.task_id and e.start <= b.start]
+        tool = a.tool or (dl[-1].typed.tool if dl else "")
+        arrows.append(_Arrow(a.task_id, tool, a.issued_s, a.ready_s, a.latency_s))
     return _View(d, unit_s, duration, end, num_units, events, lanes, orphans, arrows, units, ghosts)
 
 
@@ -376,22 +385,19 @@ def _words_html(words: list[dict[str, Any]], origin: float) -> str:
 
 
 def _item_label(e: _Ev) -> str:
-    a = e.attrs
-    if e.kind == "delegate":
-        return f"✉ {a.get('task_id', '')} · {a.get('tool', '')}"
-    if e.kind == "backend":
-        status = a.get("status")
-        return f"⬇ {a.get('task_id', '')} result" + (f" ({status})" if status and status != "ok" else "")
-    if e.kind == "timer":
-        label = a.get("label") or e.text
-        secs = a.get("seconds")
-        return f"◷ {label}" + (f" ({_n(_f(secs))} s)" if secs is not None else "") + f" · fires {e.end:.2f} s"
-    if e.kind == "visual":
+    a = e.typed
+    if e.kind == K.DELEGATE and a is not None:
+        return f"✉ {a.task_id} · {a.tool}"
+    if e.kind == K.BACKEND and a is not None:
+        return f"⬇ {a.task_id} result" + (f" ({a.status})" if a.status != TaskStatus.OK else "")
+    if e.kind == K.TIMER and a is not None:
+        return f"◷ {a.label or e.text} ({_n(a.seconds)} s) · fires {e.end:.2f} s"
+    if e.kind == K.VISUAL:
         return f"◉ {e.text}"
-    if e.kind == "pause":
-        return f"pause {e.end - e.start:.2f} s"
-    if e.kind == "noise":
-        return f"≈ {e.text or 'noise'}"
+    if e.kind == K.PAUSE:
+        return f"{K.PAUSE} {e.end - e.start:.2f} s"
+    if e.kind == K.NOISE:
+        return f"≈ {e.text or K.NOISE}"
     return e.text
 
 
@@ -412,8 +418,8 @@ def _lane_html(v: _View, kind: str) -> str:
             inner = _words_html(e.words, e.start)
         elif not speech or e.text:
             inner = f'<span class="txt">{_e(_item_label(e))}</span>'
-        if e.kind == "interruption":
-            action = e.attrs.get("action", "")
+        if e.kind == K.INTERRUPTION:
+            action = e.typed.action if e.typed is not None else ""
             inner += (f'<span class="txt" style="left:calc(100% + 6px)">'
                       f'<span class="tag">⚡ {_e(action)}</span></span>')
         out.append(f'<div class="{" ".join(cls)}" style="{_pos(e.start, e.end, st.color)}" '
@@ -421,9 +427,9 @@ def _lane_html(v: _View, kind: str) -> str:
                    f'{inner}</div>')
         if e.id in v.ghosts:
             g0, g1 = v.ghosts[e.id]
-            unspoken = str(e.attrs.get("unspoken_text"))
+            unspoken = e.typed.unspoken_text
             info = _info(f"unspoken part of {e.id}", [
-                ("unspoken_text", unspoken), ("cut_s", e.cut),
+                ("unspoken", unspoken), ("cut at", f"{e.cut:.3f} s"),
                 ("note", "planned but never voiced: not in words, not in any spoken_text")])
             out.append(f'<div class="unspoken" style="{_pos(g0, g1)}" data-seek="{_n(g0)}" '
                        f'data-info="{info}"><span class="txt">{_e(unspoken)}</span></div>')
@@ -461,18 +467,18 @@ def _unit_rows(v: _View) -> str:
     ins, outs, labs = [], [], []
     outs.append(f'<div class="unit-out none" style="{_pos(0)}">no output yet</div>')
     max_labels = 1
-    speak_color = KIND_STYLE["assistant_turn"].color
+    speak_color = KIND_STYLE[K.ASSISTANT_TURN].color
     for unit in v.units:
         k = int(unit.get("index", 0))
         t0, t1 = k * u, (k + 1) * u
         inputs = unit.get("input_events") or []
         chips = "".join(
             f'<span class="chip" style="--c:{_style(str(ie.get("kind"))).color}">'
-            f'{"⬇" if ie.get("kind") == "backend" else "◷" if ie.get("kind") == "timer" else "•"} '
+            f'{"⬇" if ie.get("kind") == K.BACKEND else "◷" if ie.get("kind") == K.TIMER else "•"} '
             f'{_e(ie.get("task_id") or ie.get("kind"))}</span>' for ie in inputs)
         labels = list(unit.get("labels") or [])
         max_labels = max(max_labels, len(labels))
-        decision = unit.get("decision", "listen")
+        decision = str(unit.get("decision", Decision.LISTEN))
         spoken = unit.get("spoken_text") or ""
         tokens = len(unit.get("speech_tokens") or [])
         info = _info(f"unit {k}", [
@@ -492,9 +498,9 @@ def _unit_rows(v: _View) -> str:
         if unit.get("turn_eos"):
             badges += f'<span class="chip" style="--c:{speak_color}">EOS</span>'
         if unit.get("delegate"):
-            badges += (f'<span class="chip" style="--c:{KIND_STYLE["delegate"].color}">'
-                       f'✉ {_e(unit.get("task_id") or "delegate")}</span>')
-        outs.append(f'<div class="unit-out {"speak" if decision == "speak" else "listen"}" data-index="{k}" '
+            badges += (f'<span class="chip" style="--c:{KIND_STYLE[K.DELEGATE].color}">'
+                       f'✉ {_e(unit.get("task_id") or K.DELEGATE)}</span>')
+        outs.append(f'<div class="unit-out {Decision.SPEAK if decision == Decision.SPEAK else Decision.LISTEN}" data-index="{k}" '
                     f'data-seek="{_n(t1)}" style="{_pos(t1)};--speak:{speak_color}" data-info="{info}">'
                     f'<span class="dec"><span class="from">u{k}→</span> {_e(decision.upper())}</span> {badges}'
                     f'<span class="st">{_e(spoken)}</span></div>')
@@ -554,8 +560,8 @@ def render_html(row: Any, *, audio_src: Mapping[str, str] | None = None,
             srcs[name] = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
     rows_html = [_ruler(v)]
-    rows_html.append(_row_html("User mic", "waveform, dB", _wave_html(v, audio, "user", KIND_STYLE["user_turn"].color),
-                               KIND_STYLE["user_turn"].color, group=True))
+    rows_html.append(_row_html("User mic", "waveform, dB", _wave_html(v, audio, "user", KIND_STYLE[K.USER_TURN].color),
+                               KIND_STYLE[K.USER_TURN].color, group=True))
     first_asst = True
     for kind in v.lanes:
         st = _style(kind)
@@ -563,21 +569,20 @@ def render_html(row: Any, *, audio_src: Mapping[str, str] | None = None,
         if kind not in _USER_GROUP and first_asst:
             first_asst = False
             rows_html.append(_row_html("Assistant", "waveform, dB",
-                                       _wave_html(v, audio, "assistant", KIND_STYLE["assistant_turn"].color),
-                                       KIND_STYLE["assistant_turn"].color, group=True))
+                                       _wave_html(v, audio, "assistant", KIND_STYLE[K.ASSISTANT_TURN].color),
+                                       KIND_STYLE[K.ASSISTANT_TURN].color, group=True))
         n = sum(1 for e in v.events if e.kind == kind)
         rows_html.append(_row_html(st.label, f"{kind} · {n}", _lane_html(v, kind), st.color, group))
     if first_asst:
         rows_html.append(_row_html("Assistant", "waveform, dB",
-                                   _wave_html(v, audio, "assistant", KIND_STYLE["assistant_turn"].color),
-                                   KIND_STYLE["assistant_turn"].color, group=True))
+                                   _wave_html(v, audio, "assistant", KIND_STYLE[K.ASSISTANT_TURN].color),
+                                   KIND_STYLE[K.ASSISTANT_TURN].color, group=True))
     rows_html.append(_unit_rows(v))
 
     data = {
         "id": d.get("id"), "unit_s": v.unit_s, "duration_s": v.duration, "end_s": v.end,
-        "num_units": v.num_units, "lanes": v.lanes,
-        "arrows": [{"task_id": a.task_id, "tool": a.tool, "issued_s": a.issued, "ready_s": a.ready,
-                    "latency_s": a.latency, "label": a.label, "color": KIND_STYLE["delegate"].color}
+        "num_units": v.num_units, "lanes": v.lanes, "arrow_lanes": [K.DELEGATE, K.BACKEND],
+        "arrows": [{**asdict(a), "label": a.label, "color": KIND_STYLE[K.DELEGATE].color}
                    for a in v.arrows],
     }
     legend = "".join(f'<span><span class="sw" style="--c:{_style(k).color}"></span>{_e(_style(k).label)}</span>'
@@ -627,7 +632,7 @@ output plays in window k+1</b>: the output row is drawn one unit to the right of
 {"".join(rows_html)}
 <div class="beyond" title="after the end of the audio"></div>
 <svg class="arrows"><defs><marker id="arrowhead" viewBox="0 0 10 10" refX="1" refY="5" markerWidth="7"
- markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{KIND_STYLE['delegate'].color}"/></marker></defs></svg>
+ markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{KIND_STYLE[K.DELEGATE].color}"/></marker></defs></svg>
 <div class="playhead" id="playhead" data-t="0"></div>
 </div></div>
 <div id="tip"></div>
@@ -703,13 +708,13 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
     v = _build_view(row)
     d = v.row
     audio = _load_audio(d)
-    rows: list[tuple[str, str, str]] = [("wave:user", "User mic", KIND_STYLE["user_turn"].color)]
+    rows: list[tuple[str, str, str]] = [("wave:user", "User mic", KIND_STYLE[K.USER_TURN].color)]
     for kind in v.lanes:
         if kind not in _USER_GROUP and not any(r[0] == "wave:assistant" for r in rows):
-            rows.append(("wave:assistant", "Assistant audio", KIND_STYLE["assistant_turn"].color))
+            rows.append(("wave:assistant", "Assistant audio", KIND_STYLE[K.ASSISTANT_TURN].color))
         rows.append((kind, _style(kind).label, _style(kind).color))
     if not any(r[0] == "wave:assistant" for r in rows):
-        rows.append(("wave:assistant", "Assistant audio", KIND_STYLE["assistant_turn"].color))
+        rows.append(("wave:assistant", "Assistant audio", KIND_STYLE[K.ASSISTANT_TURN].color))
     rows += [("units:in", "unit k input", "#2d3748"), ("units:out", "unit k output (k+1)", "#2d3748")]
     n = len(rows)
     height_px = int(round((0.9 + 0.42 * n) * dpi))
@@ -742,7 +747,7 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
         level, per_s = _envelope(x, sr, len(x) / sr)
         t = (np.arange(len(level)) + 0.5) / per_s
         y = y_of[key] + 0.5
-        color = KIND_STYLE["user_turn" if name == "user" else "assistant_turn"].color
+        color = KIND_STYLE[K.USER_TURN if name == "user" else K.ASSISTANT_TURN].color
         ax.fill_between(t, y - 0.42 * level, y + 0.42 * level, color=color, alpha=0.6, lw=0, zorder=2)
 
     for e in v.events:
@@ -774,15 +779,15 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
             label = _item_label(e).lstrip("◷◉≈ ")
             ax.text(e.start + 5 / pxs, y + 0.5, _fit(label, max(e.end - e.start, 1.5), pxs, font_px),
                     fontsize=font, va="center", color=st.color, zorder=5, clip_on=True)
-        if e.kind == "interruption":
-            ax.text(e.end + 4 / pxs, y + 0.5, str(e.attrs.get("action", "")).upper(), fontsize=font,
+        if e.kind == K.INTERRUPTION:
+            ax.text(e.end + 4 / pxs, y + 0.5, str(e.typed.action if e.typed is not None else "").upper(), fontsize=font,
                     va="center", color="white", fontweight="bold", zorder=6, clip_on=True,
                     bbox=dict(boxstyle="round,pad=0.2", fc=st.color, ec="none"))
         if e.id in v.ghosts:
             g0, g1 = v.ghosts[e.id]
             ax.add_patch(Rectangle((g0, y + 0.15), g1 - g0, 0.7, facecolor="#fff5f5", edgecolor="#e53e3e",
                                    ls="--", lw=0.8, hatch="///", zorder=3))
-            txt = _fit(str(e.attrs.get("unspoken_text")), g1 - g0, pxs, font_px * 0.9)
+            txt = _fit(e.typed.unspoken_text, g1 - g0, pxs, font_px * 0.9)
             if txt:
                 ax.text(g0 + 4 / pxs, y + 0.5, txt, fontsize=font * 0.9, va="center", color="#c53030",
                         style="italic", zorder=5, clip_on=True,
@@ -794,17 +799,17 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
             ax.text(e.cut + 2 / pxs, y + 0.12, f"cut {e.cut:.2f} s", fontsize=font * 0.85, color="#c53030",
                     va="center", zorder=6, clip_on=True)
 
-    if "delegate" in y_of and "backend" in y_of:
+    if K.DELEGATE in y_of and K.BACKEND in y_of:
         for a in v.arrows:
-            y1, y2 = y_of["delegate"] + 0.62, y_of["backend"] + 0.5
-            ax.add_patch(FancyArrowPatch((a.issued, y1), (a.ready, y2), arrowstyle="-|>", mutation_scale=10,
-                                         color=KIND_STYLE["delegate"].color, lw=1.3,
+            y1, y2 = y_of[K.DELEGATE] + 0.62, y_of[K.BACKEND] + 0.5
+            ax.add_patch(FancyArrowPatch((a.issued_s, y1), (a.ready_s, y2), arrowstyle="-|>", mutation_scale=10,
+                                         color=KIND_STYLE[K.DELEGATE].color, lw=1.3,
                                          connectionstyle="arc3,rad=0.15", zorder=7))
-            ax.text((a.issued + a.ready) / 2, y2 - 0.05, a.label, fontsize=font, ha="center", va="bottom",
-                    color=KIND_STYLE["delegate"].color, fontweight="bold", zorder=8,
+            ax.text((a.issued_s + a.ready_s) / 2, y2 - 0.05, a.label, fontsize=font, ha="center", va="bottom",
+                    color=KIND_STYLE[K.DELEGATE].color, fontweight="bold", zorder=8,
                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
 
-    speak_c = KIND_STYLE["assistant_turn"].color
+    speak_c = KIND_STYLE[K.ASSISTANT_TURN].color
     yi, yo = y_of["units:in"], y_of["units:out"]
     for unit in v.units:
         k = int(unit.get("index", 0))
@@ -816,7 +821,7 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
                           if inputs else "")
         ax.text(t0 + 3 / pxs, yi + 0.5, _fit(label, v.unit_s, pxs, font_px), fontsize=font, va="center",
                 color="#b7791f" if inputs else "#2d3748", zorder=5, clip_on=True)
-        speak = unit.get("decision") == "speak"
+        speak = unit.get("decision") == Decision.SPEAK
         ax.add_patch(Rectangle((t0 + v.unit_s, yo + 0.12), v.unit_s, 0.76,
                                facecolor=speak_c if speak else "#edf2f7", alpha=0.35 if speak else 1,
                                edgecolor="#a0aec0", lw=0.5, zorder=2))

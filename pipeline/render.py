@@ -18,10 +18,16 @@ from pipeline.io import encode_flac
 from pipeline.units import slice_units
 from schemas.config import RunConfig
 from schemas.script import Script
-from schemas.trajectory import AudioBlob, Event, TrajectoryRow
+from schemas.attrs import NoiseAttrs
+from schemas.trajectory import AudioBlob, Event, TrajectoryRow, make_event
+from schemas.vocab import EventKind, Role
 
-FOREGROUND = ("user_turn", "interruption", "backchannel")   # the user's own voice, for SNR
-USER_CHANNEL_SPEECH = FOREGROUND + ("other_directed", "background_speech")
+FOREGROUND = (EventKind.USER_TURN, EventKind.INTERRUPTION, EventKind.BACKCHANNEL)   # the user's own voice, for SNR
+OTHER_TALKERS = (EventKind.OTHER_DIRECTED, EventKind.BACKGROUND_SPEECH)
+USER_CHANNEL_SPEECH = FOREGROUND + OTHER_TALKERS
+# The coloured noise: its event id, its component name and its key in meta["acoustics"]; the other
+# noises are "<NOISE>.<kind>" (babble, hum, file).
+NOISE = EventKind.NOISE.value
 EFFECT_TAIL_S = 0.3   # reflections / echoes of the FD-Bench recipes ring on after the speech
 
 
@@ -35,7 +41,7 @@ def snr_masks(events: list[Event], n: int, sample_rate: int) -> tuple[np.ndarray
     s = lambda t: int(round(t * sample_rate))  # noqa: E731
     fg = ac.mask_from_intervals([(s(e.start_s), s(e.end_s)) for e in events if e.kind in FOREGROUND], n)
     others = ac.mask_from_intervals([(s(e.start_s), s(e.end_s + EFFECT_TAIL_S)) for e in events
-                                     if e.kind in ("other_directed", "background_speech")], n)
+                                     if e.kind in OTHER_TALKERS], n)
     busy = ac.mask_from_intervals([(s(e.start_s) - s(0.05), s(e.end_s + EFFECT_TAIL_S)) for e in events
                                    if e.kind in USER_CHANNEL_SPEECH], n)
     return fg & ~others, ~busy
@@ -87,7 +93,7 @@ def render_user_channel(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, 
     if rir is not None:
         own = rooms.apply_rir(own, rir)
     mix = own + tl.render_stem("overlay")
-    meta: dict[str, Any] = {"user_gain_db": gain_db, "noise": None}
+    meta: dict[str, Any] = {"user_gain_db": gain_db, NOISE: None}
     events: list[Event] = []
     speech_mask = snr_masks(tl.events, n, sr)[0] if (colour or extras) else None
     if colour is not None:
@@ -95,18 +101,17 @@ def render_user_channel(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, 
         noise = ac.colored_noise(np.random.default_rng(noise_seed), n, color, sr)
         g = ac.noise_gain_for_snr(own, noise, speech_mask, snr)
         mix = mix + g * noise
-        meta["noise"] = {"color": color, "snr_db": snr, "seed": noise_seed, "gain": g,
-                         "realised_snr_db": round(ac.snr_db(own, g * noise, speech_mask), 4)}
-        events.append(Event(id="noise", kind="noise", role="background", start_s=0.0, end_s=n / sr,
-                            text="", attrs=json.dumps({"color": color, "snr_db": snr}, sort_keys=True)))
+        meta[NOISE] = {"color": color, "snr_db": snr, "seed": noise_seed, "gain": g,
+                       "realised_snr_db": round(ac.snr_db(own, g * noise, speech_mask), 4)}
+        events.append(make_event(NOISE, EventKind.NOISE, Role.BACKGROUND, 0.0, n / sr, "",
+                                 NoiseAttrs(color=color, snr_db=snr)))
     for m in extras:
         sig = noises.component_signal(m, n, sr, tts)
         g = ac.noise_gain_for_snr(own, sig, speech_mask, m["snr_db"])
         mix = mix + g * sig
         m.update(gain=g, realised_snr_db=round(ac.snr_db(own, g * sig, speech_mask), 4))
-        events.append(Event(id=f"noise.{m['kind']}", kind="noise", role="background", start_s=0.0, end_s=n / sr,
-                            text=m["kind"], attrs=json.dumps({"component": m["kind"], "snr_db": m["snr_db"]},
-                                                             sort_keys=True)))
+        events.append(make_event(f"{NOISE}.{m['kind']}", EventKind.NOISE, Role.BACKGROUND, 0.0, n / sr, m["kind"],
+                                 NoiseAttrs(component=m["kind"], snr_db=m["snr_db"])))
     if echo is not None:
         if assistant is None:
             raise ValueError("echo needs the assistant channel")
@@ -144,13 +149,13 @@ def nonspeech_components(n: int, assistant: np.ndarray | None, meta: dict[str, A
     rebuild babble.
     """
     out: dict[str, np.ndarray] = {}
-    nm = meta.get("noise")
+    nm = meta.get(NOISE)
     if nm:
-        out["noise"] = nm["gain"] * ac.colored_noise(np.random.default_rng(nm["seed"]), n, nm["color"], sample_rate)
+        out[NOISE] = nm["gain"] * ac.colored_noise(np.random.default_rng(nm["seed"]), n, nm["color"], sample_rate)
     for m in meta.get("noises") or []:
         if m["kind"] == "babble" and tts is None:
             tts = _tts_from_identity(tts_identity)
-        out[f"noise.{m['kind']}"] = m["gain"] * noises.component_signal(m, n, sample_rate, tts)
+        out[f"{NOISE}.{m['kind']}"] = m["gain"] * noises.component_signal(m, n, sample_rate, tts)
     echo = meta.get("echo")
     if echo:
         if assistant is None:
@@ -171,13 +176,13 @@ def realised_snrs(user: np.ndarray, events: list[Event], meta: dict[str, Any], s
     holds each component at its recorded level, which an estimate from silences could not.
     """
     comps = nonspeech_components(len(user), assistant, meta, sample_rate, tts, tts_identity)
-    noise_keys = [k for k in comps if k.startswith("noise")]
+    noise_keys = [k for k in comps if k.startswith(NOISE)]
     if not noise_keys:
         return {}
     speech = user.astype(np.float64) / mic_scale(meta) - sum(comps.values())
     mask, _ = snr_masks(events, len(user), sample_rate)
-    drawn = {"noise": (meta.get("noise") or {}).get("snr_db")}
-    drawn.update({f"noise.{m['kind']}": m["snr_db"] for m in meta.get("noises") or []})
+    drawn = {NOISE: (meta.get(NOISE) or {}).get("snr_db")}
+    drawn.update({f"{NOISE}.{m['kind']}": m["snr_db"] for m in meta.get("noises") or []})
     return {k: (float(drawn[k]), ac.snr_db(speech, comps[k], mask)) for k in noise_keys}
 
 

@@ -30,11 +30,12 @@ from typing import Any
 import numpy as np
 
 from schemas.errors import UsageError
+from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 
 SAMPLE_RATE = 16_000
 HOP = 160                                   # samples per mel frame (100 frames/s)
-TOKENS_PER_SECOND = 25
-CODEBOOK_SIZE = 6561                        # 3^8
+TOKENS_PER_SECOND = SPEECH_TOKENS_PER_SECOND   # S3 rate and codebook (3^8): schemas/protocol.py
+CODEBOOK_SIZE = SPEECH_CODEBOOK
 N_MELS = 128
 SAMPLES_PER_TOKEN = SAMPLE_RATE // TOKENS_PER_SECOND   # 640 samples = 0.04 s
 MAX_CHUNK_S = 30                            # CosyVoice's limit for one tokenizer call
@@ -199,7 +200,7 @@ class S3SpeechTokenizer:
         if abs(len(ids) - want) > 1:
             raise ValueError(
                 f"{self.onnx_path}: model returned {len(ids)} tokens for {feats.shape[2]} mel frames; "
-                f"expected ~{want} (25 Hz, 4x downsampling). Is this a 50 Hz v1 tokenizer?")
+                f"expected ~{want} ({TOKENS_PER_SECOND} Hz, 4x downsampling). Is this a 50 Hz v1 tokenizer?")
         if len(ids) and (ids.min() < 0 or ids.max() >= CODEBOOK_SIZE):
             raise ValueError(f"{self.onnx_path}: token id out of [0, {CODEBOOK_SIZE}): "
                              f"{int(ids.min())}..{int(ids.max())}")

@@ -31,6 +31,8 @@ import numpy as np
 from generators.intervals import dialogue_figures, ipus_from_segments, transitions
 from pipeline import vad
 from pipeline.delegation_stats import DelegationRowStats, aggregate_delegation, analyse_delegation, format_delegation
+from schemas.trajectory import Event, attrs_of
+from schemas.vocab import Decision, EventKind, Role
 
 FIGURES = ("ipu_s", "pause_s", "gap_s", "overlap_s")
 LABELS = {"ipu_s": "IPU", "pause_s": "pause", "gap_s": "gap", "overlap_s": "overlap"}
@@ -63,16 +65,10 @@ class RowStats:
         return d
 
 
-def _attrs(ev: dict[str, Any]) -> dict[str, Any]:
-    a = ev.get("attrs")
-    return json.loads(a) if isinstance(a, str) and a else (a or {})
-
-
 def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> RowStats:
     """Stats of one stored trajectory (a dict as pyarrow returns it)."""
     from pipeline.io import decode_audio
-    from pipeline.render import mic_scale, nonspeech_components, realised_snrs
-    from schemas.trajectory import Event
+    from pipeline.render import NOISE, mic_scale, nonspeech_components, realised_snrs
 
     user, sr = decode_audio(row["user_audio"]["bytes"])
     asst, _ = decode_audio(row["assistant_audio"]["bytes"])
@@ -88,12 +84,12 @@ def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> Row
             own = mic / mic_scale(ac_meta) - sum(comps.values())
             if clean:
                 mic = own
-            if any(k.startswith("noise") for k in comps):
+            if any(k.startswith(NOISE) for k in comps):
                 snr = realised_snrs(user, events, ac_meta, sr, asst, tts, meta.get("tts"))
-    segs = {"user": vad.speech_intervals(mic, sr), "assistant": vad.speech_intervals(asst, sr)}
+    segs = {Role.USER: vad.speech_intervals(mic, sr), Role.ASSISTANT: vad.speech_intervals(asst, sr)}
     ipus = ipus_from_segments(segs)
     fig = dialogue_figures(ipus)
-    inter = Counter(str(_attrs(e).get("action", "?")) for e in row["events"] if e["kind"] == "interruption")
+    inter = Counter(str(attrs_of(e).action) for e in events if e.kind == EventKind.INTERRUPTION)
     units = row.get("units") or []
     tm = meta.get("timing") or {}
     control = None
@@ -103,8 +99,8 @@ def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> Row
                    "measured": {"gap_per_min": fig["gap_s"] / m, "overlap_per_min": fig["overlap_s"] / m,
                                 "pause_per_min": fig["pause_s"] / m}}
     return RowStats(id=row["id"], scenario=row["scenario"], figures=fig, transitions=transitions(ipus),
-                    backchannels=sum(1 for e in row["events"] if e["kind"] == "backchannel"),
-                    interruptions=dict(inter), speak_units=sum(1 for u in units if u["decision"] == "speak"),
+                    backchannels=sum(1 for e in events if e.kind == EventKind.BACKCHANNEL),
+                    interruptions=dict(inter), speak_units=sum(1 for u in units if u["decision"] == Decision.SPEAK),
                     units=len(units), snr=snr, control=control,
                     delegation=analyse_delegation(row["events"], float(row.get("duration_s") or 0.0)).__dict__)
 
@@ -125,8 +121,8 @@ def aggregate(rows: list[RowStats]) -> dict[str, Any]:
         ref[k] = {"value": per_min[k], "fisher": [lo, hi], "band": [mid * (1 - TOLERANCE), mid * (1 + TOLERANCE)],
                   "rel_dev": per_min[k] / mid - 1.0, "clock_allows": CLOCK_ALLOWS[k],
                   "within": bool(abs(per_min[k] / mid - 1.0) <= TOLERANCE)}
-    u2a = [t["fto_s"] for r in rows for t in r.transitions if t["from"] == "user" and t["to"] == "assistant"]
-    a2u = [t["fto_s"] for r in rows for t in r.transitions if t["from"] == "assistant" and t["to"] == "user"]
+    u2a = [t["fto_s"] for r in rows for t in r.transitions if t["from"] == Role.USER and t["to"] == Role.ASSISTANT]
+    a2u = [t["fto_s"] for r in rows for t in r.transitions if t["from"] == Role.ASSISTANT and t["to"] == Role.USER]
     speech_s = sum(r.figures["ipu_s"] - r.figures["overlap_s"] for r in rows)
     scen: dict[str, dict[str, Any]] = defaultdict(lambda: {"rows": 0, "minutes": 0.0, "speak_units": 0, "units": 0,
                                                           **{k: 0.0 for k in FIGURES}})

@@ -5,37 +5,41 @@ row and compare: no label is ever typed by hand.
 """
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
+from schemas.protocol import SPEECH_TOKENS_PER_SECOND
 from schemas.trajectory import Event, InputEvent, Unit, Word
+from schemas.trajectory import attrs_of as typed_attrs_of
+from schemas.vocab import Decision, EventKind, InterruptAction, Label, Role, Trigger
+from schemas.windows import last_window_at, window_at
 
-FLOOR_TAKING = ("user_turn", "interruption")
-OVERLAP_LABELS = {"backchannel": "backchannel", "other_directed": "other_directed",
-                  "background_speech": "background_speech", "pause": "hesitation_pause"}
+FLOOR_TAKING = (EventKind.USER_TURN, EventKind.INTERRUPTION)
+# How each event becomes labels: the label derivation as data (the rules are in slice_units).
+OVERLAP_LABELS = {EventKind.BACKCHANNEL: Label.BACKCHANNEL, EventKind.OTHER_DIRECTED: Label.OTHER_DIRECTED,
+                  EventKind.BACKGROUND_SPEECH: Label.BACKGROUND_SPEECH, EventKind.PAUSE: Label.HESITATION_PAUSE}
+START_LABELS = {Trigger.USER: Label.RESPOND, Trigger.FOLLOW: Label.RESPOND, Trigger.BACKEND: Label.RELAY,
+                Trigger.TIMER: Label.PROACTIVE}
+STOP_LABELS = {InterruptAction.DISCARD: Label.STOP_DISCARD, InterruptAction.REPAIR: Label.STOP_REPAIR,
+               InterruptAction.PARK: Label.STOP_PARK}
+INPUT_LABELS = {EventKind.BACKEND: Label.BACKEND_RESULT, EventKind.TIMER: Label.TIMER_FIRED}
 
 
 def attrs_of(ev: Event) -> dict[str, Any]:
-    return json.loads(ev.attrs or "{}")
+    """The attrs of `ev` as a plain dict of its stored keys, parsed through the kind's typed model.
 
-
-def _window(t: float, unit_s: float, sample_rate: int) -> int:
-    """Window holding the sample at time t (integer-sample arithmetic, so boundaries are exact)."""
-    return int(round(t * sample_rate)) // int(round(unit_s * sample_rate))
-
-
-def _last_window(t_end: float, unit_s: float, sample_rate: int) -> int:
-    """Window holding the last sample of a span that ends (exclusive) at t_end."""
-    return (int(round(t_end * sample_rate)) - 1) // int(round(unit_s * sample_rate))
+    Kept for readers not yet on `schemas.trajectory.attrs_of` (which returns the typed model).
+    """
+    typed = typed_attrs_of(ev)
+    return {k: v for k, v in typed.model_dump().items() if k in typed.model_fields_set}
 
 
 def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: float, sample_rate: int,
                 speech_tokens: np.ndarray | None) -> list[Unit]:
     """Per-unit decision, text, tokens, turn_eos, delegate, input events and labels."""
     n = num_units
-    per_unit_tokens = int(round(25 * unit_s))
+    per_unit_tokens = int(round(SPEECH_TOKENS_PER_SECOND * unit_s))
     speak = [False] * (n + 1)               # by window
     eos = [False] * n                       # by unit
     labels: list[set[str]] = [set() for _ in range(n)]
@@ -43,50 +47,46 @@ def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: 
     user_text: list[list[str]] = [[] for _ in range(n)]
     inputs: list[list[InputEvent]] = [[] for _ in range(n)]
     delegate: list[tuple[str, str] | None] = [None] * n
-    W = lambda t: _window(t, unit_s, sample_rate)          # noqa: E731
-    L = lambda t: _last_window(t, unit_s, sample_rate)     # noqa: E731
+    W = lambda t: window_at(t, unit_s, sample_rate)          # noqa: E731  (schemas/windows.py)
+    L = lambda t: last_window_at(t, unit_s, sample_rate)     # noqa: E731
 
     def mark(k: int, label: str) -> None:
         if 0 <= k < n:
             labels[k].add(label)
 
     for ev in events:
-        a = attrs_of(ev)
-        if ev.kind == "assistant_turn" and ev.end_s > ev.start_s:
+        a: Any = typed_attrs_of(ev)
+        if ev.kind == EventKind.ASSISTANT_TURN and ev.end_s > ev.start_s:
             for w in range(W(ev.start_s), min(L(ev.end_s), n) + 1):
                 speak[w] = True
             first_unit = W(ev.start_s) - 1
-            mark(first_unit, {"backend": "relay", "timer": "proactive"}.get(a.get("trigger"), "respond"))
-            if a.get("interrupted"):
-                mark(int(round(a["cut_s"] / unit_s)) - 1, f"stop_{a['action']}")
+            mark(first_unit, START_LABELS[a.trigger])
+            if a.interrupted:
+                mark(W(a.cut_s) - 1, STOP_LABELS[a.action])   # the cut is at a window start
             elif 0 <= L(ev.end_s) - 1 < n:
                 eos[L(ev.end_s) - 1] = True
         elif ev.kind in FLOOR_TAKING:
             for w in range(W(ev.start_s), min(L(ev.end_s), n - 1) + 1):
-                mark(w, "user_speech")
-            if ev.kind == "interruption":
-                mark(W(ev.start_s), "interruption_onset")
+                mark(w, Label.USER_SPEECH)
+            if ev.kind == EventKind.INTERRUPTION:
+                mark(W(ev.start_s), Label.INTERRUPTION_ONSET)
         elif ev.kind in OVERLAP_LABELS and ev.end_s > ev.start_s:
             for w in range(W(ev.start_s), min(L(ev.end_s), n - 1) + 1):
                 mark(w, OVERLAP_LABELS[ev.kind])
-        elif ev.kind == "delegate":
-            k = int(a["unit"])
-            delegate[k] = (ev.text, a["task_id"])
-            mark(k, "delegate")
-        elif ev.kind == "backend":
+        elif ev.kind == EventKind.DELEGATE:
+            k = int(a.unit)
+            delegate[k] = (ev.text, a.task_id)
+            mark(k, Label.DELEGATE)
+        elif ev.kind in INPUT_LABELS:   # readable from the unit of the window it lands in
             k = W(ev.start_s)
             if k < n:
-                inputs[k].append(InputEvent(kind="backend", task_id=a["task_id"], text=ev.text))
-                mark(k, "backend_result")
-        elif ev.kind == "timer":
-            k = W(ev.start_s)
-            if k < n:
-                inputs[k].append(InputEvent(kind="timer", task_id=a["timer_id"], text=ev.text))
-                mark(k, "timer_fired")
+                ref = a.task_id if ev.kind == EventKind.BACKEND else a.timer_id
+                inputs[k].append(InputEvent(kind=ev.kind, task_id=ref, text=ev.text))
+                mark(k, INPUT_LABELS[ev.kind])
 
     for w in words:
         k = W(w.start_s)
-        if w.role == "assistant":
+        if w.role == Role.ASSISTANT:
             if 1 <= k <= n:
                 spoken[k - 1].append(w.word)
         elif 0 <= k < n:
@@ -94,12 +94,12 @@ def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: 
 
     units: list[Unit] = []
     for k in range(n):
-        decision = "speak" if speak[k + 1] else "listen"
+        decision = Decision.SPEAK if speak[k + 1] else Decision.LISTEN
         toks: list[int] = []
-        if decision == "speak" and speech_tokens is not None:
+        if decision == Decision.SPEAK and speech_tokens is not None:
             toks = speech_tokens[(k + 1) * per_unit_tokens:(k + 2) * per_unit_tokens].astype(int).tolist()
         if eos[k]:
-            labels[k].add("turn_eos")
+            labels[k].add(Label.TURN_EOS)
         d = delegate[k]
         units.append(Unit(index=k, user_text=" ".join(user_text[k]), input_events=inputs[k], decision=decision,
                           spoken_text=" ".join(spoken[k]), speech_tokens=toks, turn_eos=eos[k],

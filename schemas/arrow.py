@@ -1,44 +1,74 @@
 """Arrow schema of a trajectory shard (DESIGN §3), with Hugging Face feature metadata.
 
-The metadata lets `datasets.load_dataset("parquet", ...)` type the audio columns as `Audio` with
-no custom code; it is written by hand so that runtime code does not need `datasets` installed.
+Both are derived from the pydantic models of schemas/trajectory.py (field order, names and
+types), so a field is declared once. Storage widths other than the defaults ride on the field
+annotations (`Float32`, `Int32`, `Int16`). The metadata lets `datasets.load_dataset("parquet", ...)`
+type the audio columns as `Audio` with no custom code, without runtime code needing `datasets`.
 """
 from __future__ import annotations
 
 import json
-from typing import Any
+import types
+from enum import Enum
+from typing import Any, Union, get_args, get_origin
 
 import pyarrow as pa
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
-from schemas.trajectory import FailedRecord, TrajectoryRow
+from schemas.trajectory import ArrowType, AudioBlob, FailedRecord, TrajectoryRow
 
 AUDIO_COLUMNS: tuple[str, ...] = ("user_audio", "assistant_audio")
 HEAVY_COLUMNS: tuple[str, ...] = ("user_audio", "assistant_audio", "frames")
 
-AUDIO_TYPE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-EVENT_TYPE = pa.struct([
-    ("id", pa.string()), ("kind", pa.string()), ("role", pa.string()),
-    ("start_s", pa.float64()), ("end_s", pa.float64()), ("text", pa.string()), ("attrs", pa.string()),
-])
-WORD_TYPE = pa.struct([
-    ("role", pa.string()), ("word", pa.string()), ("start_s", pa.float64()),
-    ("end_s", pa.float64()), ("event_id", pa.string()),
-])
-INPUT_EVENT_TYPE = pa.struct([("kind", pa.string()), ("task_id", pa.string()), ("text", pa.string())])
-UNIT_TYPE = pa.struct([
-    ("index", pa.int32()), ("user_text", pa.string()), ("input_events", pa.list_(INPUT_EVENT_TYPE)),
-    ("decision", pa.string()), ("spoken_text", pa.string()), ("speech_tokens", pa.list_(pa.int16())),
-    ("turn_eos", pa.bool_()), ("delegate", pa.string()), ("task_id", pa.string()),
-    ("labels", pa.list_(pa.string())),
-])
+# Python annotation -> Arrow type, where the field carries no ArrowType.
+_DEFAULT_TYPES: dict[type, pa.DataType] = {
+    str: pa.string(), int: pa.int64(), float: pa.float64(), bool: pa.bool_(), bytes: pa.binary(),
+}
 
-_FIELDS: list[tuple[str, pa.DataType]] = [
-    ("id", pa.string()), ("seed", pa.int64()), ("scenario", pa.string()), ("language", pa.string()),
-    ("unit_s", pa.float32()), ("duration_s", pa.float32()), ("sample_rate", pa.int32()),
-    ("user_audio", AUDIO_TYPE), ("assistant_audio", AUDIO_TYPE),
-    ("events", pa.list_(EVENT_TYPE)), ("words", pa.list_(WORD_TYPE)), ("units", pa.list_(UNIT_TYPE)),
-    ("frames", pa.list_(pa.binary())), ("script", pa.string()), ("meta", pa.string()),
-]
+
+def _arrow_of(annotation: Any, metadata: list[Any]) -> pa.DataType:
+    """The Arrow type of one field annotation (Optional is nullable storage of the inner type)."""
+    for m in metadata:
+        if isinstance(m, ArrowType):
+            return getattr(pa, m.name)()
+    origin = get_origin(annotation)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(annotation) if a is not type(None)]
+        if len(inner) != 1:
+            raise TypeError(f"no Arrow type for the union {annotation}")
+        return _arrow_of(inner[0], [])
+    if origin is list:
+        (item,) = get_args(annotation)
+        item_meta: list[Any] = []
+        if get_origin(item) is not None and hasattr(item, "__metadata__"):   # Annotated[...]
+            item_meta, item = list(item.__metadata__), get_args(item)[0]
+        return pa.list_(_arrow_of(item, item_meta))
+    if hasattr(annotation, "__metadata__"):   # Annotated at top level (pydantic usually unwraps it)
+        return _arrow_of(get_args(annotation)[0], list(annotation.__metadata__))
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return pa.string()   # StrEnum: stored as its value
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return struct_of(annotation)
+    if annotation in _DEFAULT_TYPES:
+        return _DEFAULT_TYPES[annotation]
+    raise TypeError(f"no Arrow type for {annotation!r}")
+
+
+def _field_type(info: FieldInfo) -> pa.DataType:
+    return _arrow_of(info.annotation, list(info.metadata))
+
+
+def fields_of(model: type[BaseModel]) -> list[tuple[str, pa.DataType]]:
+    """(name, Arrow type) of every field of `model`, in declaration order."""
+    return [(name, _field_type(info)) for name, info in model.model_fields.items()]
+
+
+def struct_of(model: type[BaseModel]) -> pa.DataType:
+    return pa.struct(fields_of(model))
+
+
+AUDIO_TYPE = struct_of(AudioBlob)
 
 
 def _hf_feature(t: pa.DataType) -> dict[str, Any]:
@@ -60,12 +90,8 @@ def _with_hf_metadata(fields: list[tuple[str, pa.DataType]]) -> pa.Schema:
     return pa.schema(fields, metadata=meta)
 
 
-TRAJECTORY_SCHEMA: pa.Schema = _with_hf_metadata(_FIELDS)
-
-FAILED_SCHEMA: pa.Schema = pa.schema([
-    ("id", pa.string()), ("seed", pa.int64()), ("scenario", pa.string()), ("shard", pa.int32()),
-    ("index", pa.int32()), ("error", pa.string()), ("traceback", pa.string()),
-])
+TRAJECTORY_SCHEMA: pa.Schema = _with_hf_metadata(fields_of(TrajectoryRow))
+FAILED_SCHEMA: pa.Schema = pa.schema(fields_of(FailedRecord))
 
 
 def rows_to_table(rows: list[TrajectoryRow]) -> pa.Table:

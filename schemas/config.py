@@ -1,6 +1,7 @@
 """Run configuration: one pydantic model tree, loadable from YAML, with errors that name the field."""
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -10,26 +11,31 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StrictFloat, 
 
 from schemas.errors import UsageError
 
-SCENARIOS: tuple[str, ...] = (
-    "turn_taking",
-    "pause",
-    "backchannel",
-    "interruption_discard",
-    "interruption_repair",
-    "interruption_park",
-    "other_directed",
-    "background_speech",
-    "delegation",
-    "delegation_multi",
-    "delegation_cancel",
-    "delegation_revise",
-    "delegation_failure",
-    "proactive_timer",
-    "conversation",
-)
+class Scenario(StrEnum):
+    """A scenario family: the `scenario` column and the keys of `RunConfig.scenarios`."""
+
+    TURN_TAKING = "turn_taking"
+    PAUSE = "pause"
+    BACKCHANNEL = "backchannel"
+    INTERRUPTION_DISCARD = "interruption_discard"
+    INTERRUPTION_REPAIR = "interruption_repair"
+    INTERRUPTION_PARK = "interruption_park"
+    OTHER_DIRECTED = "other_directed"
+    BACKGROUND_SPEECH = "background_speech"
+    DELEGATION = "delegation"
+    DELEGATION_MULTI = "delegation_multi"
+    DELEGATION_CANCEL = "delegation_cancel"
+    DELEGATION_REVISE = "delegation_revise"
+    DELEGATION_FAILURE = "delegation_failure"
+    PROACTIVE_TIMER = "proactive_timer"
+    CONVERSATION = "conversation"
+
+
+# Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
+SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # The families a config without `scenarios` draws from. `conversation` (long multi-exchange
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
-DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != "conversation")
+DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION)
 
 
 # The languages the text banks (generators/banks) are written in; `language` must be one of them.

@@ -1,43 +1,44 @@
-"""The stored trajectory (DESIGN §3): events, words, units and the row. Field names are contract."""
+"""The stored trajectory (DESIGN §3): events, words, units and the row. Field names are contract.
+
+Field types carry their Arrow storage type where it is not the default (`Float32`, `Int32`,
+`Int16`), so `schemas.arrow` derives the Parquet schema from these models alone.
+"""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Role = Literal["user", "assistant", "other", "background", "harness"]
-EVENT_KINDS: tuple[str, ...] = (
-    "user_turn", "assistant_turn", "backchannel", "interruption", "other_directed",
-    "background_speech", "pause", "delegate", "backend", "noise", "visual", "timer",
-)
-EventKind = Literal[
-    "user_turn", "assistant_turn", "backchannel", "interruption", "other_directed",
-    "background_speech", "pause", "delegate", "backend", "noise", "visual", "timer",
+from schemas.attrs import ATTRS_MODEL, EventAttrs, check_attrs, dump_attrs, parse_attrs
+from schemas.vocab import Decision, EventKind, Label, Role
+
+__all__ = [
+    "ATTRS_MODEL", "EVENT_KINDS", "LABELS", "AudioBlob", "Decision", "Event", "EventAttrs", "EventKind",
+    "FailedRecord", "InputEvent", "Label", "Role", "TrajectoryRow", "Unit", "Word", "ArrowType", "Float32",
+    "Int16", "Int32", "attrs_of", "make_event",
 ]
 
-# Every unit label, all derived from events by pipeline.units (never typed by hand).
-LABELS: tuple[str, ...] = (
-    "user_speech",          # the user (floor-taking) speaks in window k
-    "hesitation_pause",     # window k overlaps a pause inside a user turn
-    "backchannel",          # window k overlaps a backchannel
-    "other_directed",       # window k overlaps the user talking to someone else
-    "background_speech",    # window k overlaps background speech
-    "interruption_onset",   # an interruption starts in window k
-    "stop_discard",         # output of unit k is the first listen after a cut, action discard
-    "stop_repair",          # ... action repair
-    "stop_park",            # ... action park
-    "respond",              # output of unit k starts a reply to user speech
-    "relay",                # output of unit k starts relaying a backend result
-    "proactive",            # output of unit k starts speaking unprompted (timer)
-    "delegate",             # unit k issues a delegate request
-    "backend_result",       # a backend result is readable from unit k
-    "timer_fired",          # a timer event is readable from unit k
-    "turn_eos",             # an assistant turn ends naturally in window k+1
-)
+EVENT_KINDS: tuple[str, ...] = tuple(k.value for k in EventKind)
+LABELS: tuple[str, ...] = tuple(x.value for x in Label)
+
+
+class ArrowType:
+    """Annotation metadata: the Arrow type a field is stored as (a `pyarrow` type factory name)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"ArrowType({self.name!r})"
+
+
+Float32 = Annotated[float, ArrowType("float32")]
+Int32 = Annotated[int, ArrowType("int32")]
+Int16 = Annotated[int, ArrowType("int16")]
 
 
 class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_enum_values=True)
 
 
 class Event(_M):
@@ -47,7 +48,26 @@ class Event(_M):
     start_s: float
     end_s: float
     text: str = ""
-    attrs: str = "{}"   # JSON string, as stored
+    attrs: str = "{}"   # JSON string, as stored; its keys are the kind's model in schemas.attrs
+
+    @model_validator(mode="after")
+    def _attrs_fit_kind(self) -> "Event":
+        parse_attrs(self.kind, self.attrs)   # a wrong key or value for this kind fails here
+        return self
+
+
+def make_event(id: str, kind: EventKind, role: Role, start_s: float, end_s: float, text: str,
+               attrs: EventAttrs) -> Event:
+    """An event whose attrs are built through the kind's model (the one way writers make events)."""
+    check_attrs(kind, attrs)
+    return Event(id=id, kind=kind, role=role, start_s=start_s, end_s=end_s, text=text, attrs=dump_attrs(attrs))
+
+
+def attrs_of(event: Any) -> EventAttrs:
+    """The typed attrs of an `Event` (or of an event dict read back from Parquet)."""
+    if isinstance(event, Event):
+        return parse_attrs(event.kind, event.attrs)
+    return parse_attrs(event["kind"], event.get("attrs"))
 
 
 class Word(_M):
@@ -59,22 +79,22 @@ class Word(_M):
 
 
 class InputEvent(_M):
-    kind: str
+    kind: EventKind
     task_id: str = ""
     text: str = ""
 
 
 class Unit(_M):
-    index: int
+    index: Int32
     user_text: str = ""
     input_events: list[InputEvent] = Field(default_factory=list)
-    decision: Literal["speak", "listen"]
+    decision: Decision
     spoken_text: str = ""
-    speech_tokens: list[int] = Field(default_factory=list)
+    speech_tokens: list[Int16] = Field(default_factory=list)
     turn_eos: bool = False
     delegate: str | None = None
     task_id: str | None = None
-    labels: list[str] = Field(default_factory=list)
+    labels: list[Label] = Field(default_factory=list)
 
 
 class AudioBlob(_M):
@@ -89,9 +109,9 @@ class TrajectoryRow(_M):
     seed: int
     scenario: str
     language: str
-    unit_s: float
-    duration_s: float
-    sample_rate: int
+    unit_s: Float32
+    duration_s: Float32
+    sample_rate: Int32
     user_audio: AudioBlob
     assistant_audio: AudioBlob
     events: list[Event]
@@ -108,7 +128,7 @@ class FailedRecord(_M):
     id: str
     seed: int
     scenario: str
-    shard: int
-    index: int
+    shard: Int32
+    index: Int32
     error: str
     traceback: str

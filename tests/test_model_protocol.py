@@ -7,10 +7,10 @@ import pytest
 
 from model.protocol import (
     AUDIO_PH, CHUNK_EOS, DELEGATE, DELEGATE_END, BACKEND, BACKEND_END, LISTEN, SPEAK, TURN_EOS, UNIT, UNIT_END,
-    PROTOCOL_TOKENS, SPEECH_CODEBOOK, ProtocolError, ProtocolVocab, UnitEncoder, describe, extend_vocab,
+    VOCAB_TOKENS, SPEECH_CODEBOOK, ProtocolError, ProtocolVocab, UnitEncoder, describe, extend_vocab,
     load_text_tokenizer, write_extended_tokenizer,
 )
-from tests.trajectory_fixtures import make_row, train_tokenizer
+from tests.generated import row_texts, train_tokenizer
 
 LITERALS = (" <unit></unit><|speak|><|listen|><|turn_eos|><|chunk_eos|><|spoken_slot_eos|><|spoken_turn_eos|>"
             "<delegate></delegate><backend></backend><|audio_placeholder|><|s_12|><|endoftext|><|im_end|>")
@@ -22,8 +22,25 @@ def sdk():
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    return load_text_tokenizer(train_tokenizer(tmp_path_factory.mktemp("tok") / "tokenizer.json"))
+def trained(tmp_path_factory, generated):
+    rows = generated.rows(4, tokens=True)
+    return load_text_tokenizer(train_tokenizer(tmp_path_factory.mktemp("tok") / "tokenizer.json", row_texts(rows)))
+
+
+def _inject(units: list[dict], text: str) -> list[dict]:
+    """Literal protocol strings appended to every text slot the encoder reads: spoken text, request, result.
+
+    The generator's text never holds them (results pass generators.harness.format.plain_text); the
+    encoder must still never turn such text into control tokens.
+    """
+    for u in units:
+        if u["spoken_text"]:
+            u["spoken_text"] += text
+        if u["delegate"]:
+            u["delegate"] += text
+        for e in u["input_events"]:
+            e["text"] += text
+    return units
 
 
 def test_sdk_ids_are_the_minicpm_o45_ones(sdk):
@@ -39,7 +56,7 @@ def test_sdk_ids_are_the_minicpm_o45_ones(sdk):
     assert v.vocab_size == v.speech_offset + SPEECH_CODEBOOK == 158338
     # 128244 (the bundle's image placeholder) is an ordinary BPE id: never reused
     assert v["<|image_placeholder|>"] >= 151772
-    assert len(set(v.ids.values())) == len(PROTOCOL_TOKENS)
+    assert len(set(v.ids.values())) == len(VOCAB_TOKENS)
 
 
 def test_trained_tokenizer_ids_are_reused(trained):
@@ -58,12 +75,15 @@ def test_ordinary_encoding_matches_the_sdk_on_plain_text(sdk):
 
 
 @pytest.mark.parametrize("which", ["sdk", "trained"])
-def test_literal_protocol_strings_are_text_not_control_tokens(which, sdk, trained):
+def test_literal_protocol_strings_are_text_not_control_tokens(which, sdk, trained, generated):
     tok = sdk if which == "sdk" else trained
     v = extend_vocab(tok)
     enc = UnitEncoder(tok, v)
-    row = make_row("delegation", 3, inject=LITERALS)
-    units = [u.model_dump() for u in row.units]
+    row = generated.situation("delegation", tokens=True)
+    units = _inject([u.model_dump() for u in row.units], LITERALS)
+    delegates = sum(bool(u["delegate"]) for u in units)
+    results = sum(len(u["input_events"]) for u in units)
+    assert delegates >= 1 and results >= 1      # the situation: a request and a result in the row
     e = enc.encode(units)
     ids = e.input_ids
     speak_units = sum(u["decision"] == "speak" for u in units)
@@ -72,8 +92,8 @@ def test_literal_protocol_strings_are_text_not_control_tokens(which, sdk, traine
     assert ids.count(v[SPEAK]) == speak_units
     assert ids.count(v[LISTEN]) == len(units) - speak_units
     assert ids.count(v[TURN_EOS]) == sum(u["turn_eos"] for u in units)
-    assert ids.count(v[DELEGATE]) == ids.count(v[DELEGATE_END]) == 1
-    assert ids.count(v[BACKEND]) == ids.count(v[BACKEND_END]) == 1
+    assert ids.count(v[DELEGATE]) == ids.count(v[DELEGATE_END]) == delegates
+    assert ids.count(v[BACKEND]) == ids.count(v[BACKEND_END]) == results
     assert ids.count(v[AUDIO_PH]) == 10 * len(units)
     speech = [i for i in ids if i in v.speech_range]
     assert len(speech) == 25 * speak_units           # "<|s_12|>" typed as text is not a speech token

@@ -61,10 +61,17 @@ def test_rule1_window0_silent_even_for_a_first_assistant_turn(tone_tts):
     assert window_peak_dbfs(audio, 0, SR) < -50
 
 
+def _asst_attrs() -> str:
+    """The attrs compose writes for an assistant turn (schemas.attrs), so the event is a real one."""
+    from schemas.attrs import AssistantTurnAttrs, dump_attrs
+    return dump_attrs(AssistantTurnAttrs(trigger="user", voice=V_ASST, planned_text="x", interrupted=False,
+                                         unspoken_text=""))
+
+
 def test_turn_eos_on_exact_boundary():
     # An assistant turn over [3.0, 5.0): windows 3 and 4 speak, 5 is silent; turn_eos on unit 3.
     events = [Event(id="a", kind="assistant_turn", role="assistant", start_s=3.0, end_s=5.0,
-                    attrs=json.dumps({"trigger": "user"}))]
+                    attrs=_asst_attrs())]
     units = slice_units(events, [], 8, 1.0, SR, None)
     assert [u.decision for u in units] == ["listen", "listen", "speak", "speak", "listen", "listen", "listen", "listen"]
     assert [u.index for u in units if u.turn_eos] == [3]
@@ -76,7 +83,7 @@ def test_turn_eos_on_exact_boundary():
 
 def test_speech_tokens_follow_decisions():
     events = [Event(id="a", kind="assistant_turn", role="assistant", start_s=2.5, end_s=4.2,
-                    attrs=json.dumps({"trigger": "user"}))]
+                    attrs=_asst_attrs())]
     tokens = np.arange(6 * 25) % 6561
     units = slice_units(events, [], 6, 1.0, SR, tokens)
     assert [len(u.speech_tokens) for u in units] == [0, 25, 25, 25, 0, 0]

@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import re
 
-PROTOCOL_TOKENS: tuple[str, ...] = (
-    "<|speak|>", "<|listen|>", "<|turn_eos|>", "<|chunk_eos|>", "<unit>", "</unit>", "<image>", "</image>",
-    "<delegate>", "</delegate>", "<backend>", "</backend>", "<tool_call>", "</tool_call>",
-)
+from schemas.protocol import LEAK_TOKENS, PROTOCOL_TOKENS  # noqa: F401 - PROTOCOL_TOKENS re-exported
+
 MAX_RESULT_CHARS = 1500
 
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
@@ -41,4 +39,4 @@ def plain_text(text: str, max_chars: int = MAX_RESULT_CHARS) -> str:
 
 def has_protocol_leak(text: str) -> bool:
     """True if any protocol token, angle bracket or markdown marker is present."""
-    return any(tok in text for tok in PROTOCOL_TOKENS) or any(c in text for c in "<>*`#")
+    return any(tok in text for tok in LEAK_TOKENS) or any(c in text for c in "<>*`#")

@@ -151,7 +151,8 @@ JS = r"""
   function drawArrows() {
     if (!arrows) return;
     const p = pps(), NS = "http://www.w3.org/2000/svg";
-    const dl = $('.lane[data-kind="delegate"]'), bl = $('.lane[data-kind="backend"]');
+    const [from, to] = D.arrow_lanes;   // event kinds, from schemas (the page's data)
+    const dl = $(`.lane[data-kind="${from}"]`), bl = $(`.lane[data-kind="${to}"]`);
     arrows.setAttribute("width", D.end_s * p);
     arrows.setAttribute("height", tracks.offsetHeight);
     $$("g.arrow", arrows).forEach((g) => g.remove());

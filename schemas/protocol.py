@@ -1,0 +1,41 @@
+"""Protocol constants (DESIGN §1, §3): the control tokens and the numbers the unit layout rests on.
+
+Defined once here; the generator (result text must never carry a token), the validator (token
+counts, request length) and the trainer (model/protocol.py: ids, layout) all import these names.
+"""
+from __future__ import annotations
+
+# S3 speech tokens (CosyVoice 2/3): 25 per second, codebook 3^8.
+SPEECH_TOKENS_PER_SECOND = 25
+SPEECH_CODEBOOK = 6561
+# Whisper-medium audio encoder after 5x pooling: embeddings per second of user audio.
+AUDIO_EMBEDS_PER_SECOND = 10
+# A delegate request: at most this many characters of plain language.
+DELEGATE_MAX_CHARS = 4000
+
+UNIT, UNIT_END = "<unit>", "</unit>"
+IMAGE, IMAGE_END = "<image>", "</image>"
+LISTEN, SPEAK = "<|listen|>", "<|speak|>"
+TURN_EOS, CHUNK_EOS = "<|turn_eos|>", "<|chunk_eos|>"
+DELEGATE, DELEGATE_END = "<delegate>", "</delegate>"
+BACKEND, BACKEND_END = "<backend>", "</backend>"
+
+# The protocol tokens of DESIGN §1, in the order the trainer assigns them ids (reproducible layout).
+PROTOCOL_TOKENS: tuple[str, ...] = (
+    UNIT, UNIT_END, IMAGE, IMAGE_END, LISTEN, SPEAK, TURN_EOS, CHUNK_EOS,
+    DELEGATE, DELEGATE_END, BACKEND, BACKEND_END,
+)
+# Trainer-only slots the audio / frame embeddings replace; never text, appended after the protocol tokens.
+AUDIO_PH, IMAGE_PH = "<|audio_placeholder|>", "<|image_placeholder|>"
+EMBED_PLACEHOLDERS: tuple[str, ...] = (AUDIO_PH, IMAGE_PH)
+# Every token the trainer adds to (or reuses from) the target tokenizer, in id order.
+VOCAB_TOKENS: tuple[str, ...] = PROTOCOL_TOKENS + EMBED_PLACEHOLDERS
+# Control tokens of the target tokenizer (MiniCPM-o 4.5) that a backend result must not carry either.
+TARGET_CONTROL_TOKENS: tuple[str, ...] = ("<tool_call>", "</tool_call>")
+# What a backend result or a spoken text must never contain.
+LEAK_TOKENS: tuple[str, ...] = VOCAB_TOKENS + TARGET_CONTROL_TOKENS
+
+
+def speech_token_name(code: int) -> str:
+    """The display name of speech token `code` in the extended vocabulary."""
+    return f"<|s_{code}|>"
