@@ -51,12 +51,14 @@ def measure(data: Path, *, micro_batch_size: int = 4, batches: int = 60, warmup:
 
 
 def build_exports(tmp: Path, rows: int, tokenizer: str | None) -> dict[str, Path]:
-    """Synthetic trajectories (tests/trajectory_fixtures.py) exported as flac and as mel."""
+    """Generated trajectories (tests/generated.py: real planners and composer, tone TTS) exported as flac and mel."""
     from jobs.export import ExportOptions, export
-    from tests.trajectory_fixtures import make_rows, train_tokenizer, write_dataset
+    from tests.conftest import ToneTTS
+    from tests.generated import Generated, row_texts, train_tokenizer, write_dataset
 
-    src = write_dataset(tmp / "src", make_rows(rows), rows_per_shard=16)
-    tok = tokenizer or str(train_tokenizer(tmp / "tok" / "tokenizer.json"))
+    data = Generated(tts={"tone": ToneTTS()}).rows(rows)
+    src = write_dataset(tmp / "src", data, rows_per_shard=16)
+    tok = tokenizer or str(train_tokenizer(tmp / "tok" / "tokenizer.json", row_texts(data)))
     out = {}
     for fmt in ("flac", "mel"):
         out[fmt] = tmp / f"train-{fmt}"

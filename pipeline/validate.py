@@ -1,19 +1,47 @@
-"""Invariant checks of DESIGN §5 on a stored trajectory row. Pure: row in, violations out."""
+"""Invariant checks of DESIGN §2 (rules 1-8) and §5 on a stored trajectory row.
+
+validate is a list of small rule checks (`RULES`). Each has a stable id that appears in every
+violation it reports, so a report line names the rule it breaks and a mutation test can assert
+that breaking exactly one rule fires exactly its id. A check reads a decoded view of the row
+(`RowView`) and yields messages; it never raises on bad content.
+
+Rule 4 (an overlay leaves the output unchanged) is checked as DESIGN states it: the row's own
+script is re-composed without its overlays and the decision / spoken_text sequences compared.
+That needs a TTS and costs one composition per row, so `validate_row` runs it only when asked
+(`recompose=True`); `duplexsynth validate` always asks.
+"""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
+from generators.harness.format import has_protocol_leak
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
 from pipeline.render import realised_snrs
 from pipeline.units import FLOOR_TAKING, attrs_of, slice_units
-from schemas.trajectory import TrajectoryRow
+from schemas.trajectory import Event, TrajectoryRow
 
 SNR_TOLERANCE_DB = 0.5
+CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
+TOKENS_PER_S = 25
+CODEBOOK = 6561
+MAX_DELEGATE_CHARS = 4000
+DETECT_RANGE_S = (0.3, 0.8)
+MIN_EOT_S = 0.2
+HEARD_FRACTION = 0.5         # rule 8: a word less than half audible before the fade is not heard
+OVERLAY_KINDS = ("backchannel", "other_directed", "background_speech")
+ACTED_ON = ("relayed", "revised", "fallback", "retried")     # some later turn acts on the result
+NOT_RELAYED = ("cancelled", "superseded")
+TASK_ATTRS = ("task_id", "tool", "args", "issued_s", "ready_s", "outcome")
+SENTENCE_END = (".", "?", "!")
 
 
 @dataclass(frozen=True)
@@ -26,248 +54,598 @@ class Violation:
         return f"{self.row_id}: [{self.rule}] {self.message}"
 
 
-def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None) -> list[Violation]:
-    """All violations of one row. `expect_tokens`: whether the dataset was made with a tokenizer."""
-    v: list[Violation] = []
+@dataclass
+class RowView:
+    """One row decoded once for every check: audio, attrs, integer-sample window arithmetic."""
 
-    def bad(rule: str, msg: str) -> None:
-        v.append(Violation(row.id, rule, msg))
+    row: TrajectoryRow
+    expect_tokens: bool | None
+    tts: Any = None                 # for rule 4's re-composition (None: built from meta["tts"])
+    user: np.ndarray = field(init=False)
+    asst: np.ndarray = field(init=False)
+    sr_user: int = field(init=False)
+    sr_asst: int = field(init=False)
 
-    sr, u = row.sample_rate, row.unit_s
-    U = int(round(u * sr))
-    n = len(row.units)
-    W = lambda t: int(round(t * sr)) // U             # noqa: E731
-    L = lambda t: (int(round(t * sr)) - 1) // U       # noqa: E731
-    if abs(row.duration_s - n * u) > 1e-4:
-        bad("length", f"duration_s {row.duration_s} != {n} units * {u}")
-    user, sr_u = decode_audio(row.user_audio.bytes)
-    asst, sr_a = decode_audio(row.assistant_audio.bytes)
-    for name, x, r in (("user_audio", user, sr_u), ("assistant_audio", asst, sr_a)):
-        if r != sr:
-            bad("length", f"{name} sample rate {r} != {sr}")
-        if len(x) != n * U:
-            bad("length", f"{name} has {len(x)} samples, expected {n * U}")
-    if [x.index for x in row.units] != list(range(n)):
-        bad("units", "unit indices are not 0..n-1")
-    events = row.events
-    turns = [e for e in events if e.kind == "assistant_turn"]
-    attrs = {e.id: attrs_of(e) for e in events}
+    def __post_init__(self) -> None:
+        self.user, self.sr_user = decode_audio(self.row.user_audio.bytes)
+        self.asst, self.sr_asst = decode_audio(self.row.assistant_audio.bytes)
 
-    # Audio agrees with decisions; rule 1.
-    if ac.window_peak_dbfs(asst, 0, U) >= ac.SILENCE_DBFS:
-        bad("rule1", "assistant channel is not silent in window 0")
-    for x in row.units:
-        w = x.index + 1
-        peak = ac.window_peak_dbfs(asst, w * U, (w + 1) * U) if w < n else -200.0
-        if x.decision == "listen" and peak >= ac.SILENCE_DBFS:
-            bad("audio", f"unit {x.index} is listen but window {w} peaks at {peak:.1f} dBFS")
-        if x.decision == "speak" and peak < ac.SILENCE_DBFS:
-            bad("audio", f"unit {x.index} is speak but window {w} is silent ({peak:.1f} dBFS)")
-        want = int(round(25 * u)) if (x.decision == "speak" and expect_tokens) else 0
-        if expect_tokens is not None and len(x.speech_tokens) != want:
-            bad("tokens", f"unit {x.index} has {len(x.speech_tokens)} speech tokens, expected {want}")
-        if any(t < 0 or t >= 6561 for t in x.speech_tokens):
-            bad("tokens", f"unit {x.index} has a token outside [0, 6561)")
-        if x.delegate and x.delegate in " ".join(y.spoken_text for y in row.units):
-            bad("delegate", f"unit {x.index}: delegate text appears in spoken_text")
-        if x.delegate and len(x.delegate) > 4000:
-            bad("delegate", f"unit {x.index}: delegate request longer than 4000 characters")
+    @property
+    def sr(self) -> int:
+        return self.row.sample_rate
 
-    # Labels are exactly what the events derive.
+    @property
+    def u(self) -> float:
+        return self.row.unit_s
+
+    @property
+    def U(self) -> int:
+        return int(round(self.u * self.sr))
+
+    @property
+    def n(self) -> int:
+        return len(self.row.units)
+
+    @property
+    def events(self) -> list[Event]:
+        return self.row.events
+
+    @cached_property
+    def attrs(self) -> dict[str, dict[str, Any]]:
+        return {e.id: attrs_of(e) for e in self.row.events}
+
+    @cached_property
+    def turns(self) -> list[Event]:
+        return sorted((e for e in self.row.events if e.kind == "assistant_turn"), key=lambda e: e.start_s)
+
+    @cached_property
+    def meta(self) -> dict[str, Any]:
+        return json.loads(self.row.meta)
+
+    @cached_property
+    def script(self) -> Any:
+        """The row's Script, or None when its `script` column does not hold one."""
+        from schemas.script import Script
+        try:
+            return Script.model_validate_json(self.row.script)
+        except ValueError:
+            return None
+
+    def s(self, t: float) -> int:
+        return int(round(t * self.sr))
+
+    def W(self, t: float) -> int:
+        """Window holding the sample at time t."""
+        return self.s(t) // self.U
+
+    def L(self, t_end: float) -> int:
+        """Window holding the last sample of a span ending (exclusive) at t_end."""
+        return (self.s(t_end) - 1) // self.U
+
+    def turn(self, turn_id: str | None) -> Event | None:
+        return next((t for t in self.turns if t.id == turn_id), None)
+
+    def kind(self, *kinds: str) -> list[Event]:
+        return [e for e in self.row.events if e.kind in kinds]
+
+    def words_of(self, event_id: str) -> list[Any]:
+        return sorted((w for w in self.row.words if w.event_id == event_id), key=lambda w: w.start_s)
+
+
+Check = Callable[[RowView], Iterator[str]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    check: Check
+    what: str          # one line: the DESIGN clause it checks
+    slow: bool = False  # needs a TTS (re-composition): run only when asked
+
+
+# ----------------------------------------------------------------------------- §5 structure and audio
+
+def audio_length(v: RowView) -> Iterator[str]:
+    if abs(v.row.duration_s - v.n * v.u) > 1e-4:
+        yield f"duration_s {v.row.duration_s} != {v.n} units * {v.u}"
+    for name, x, r in (("user_audio", v.user, v.sr_user), ("assistant_audio", v.asst, v.sr_asst)):
+        if r != v.sr:
+            yield f"{name} sample rate {r} != {v.sr}"
+        if len(x) != v.n * v.U:
+            yield f"{name} has {len(x)} samples, expected {v.n * v.U}"
+
+
+def unit_index(v: RowView) -> Iterator[str]:
+    if [x.index for x in v.row.units] != list(range(v.n)):
+        yield "unit indices are not 0..n-1"
+
+
+def _peak(v: RowView, w: int) -> float:
+    return ac.window_peak_dbfs(v.asst, w * v.U, (w + 1) * v.U) if w < v.n else -200.0
+
+
+def rule1_silent_window0(v: RowView) -> Iterator[str]:
+    if ac.window_peak_dbfs(v.asst, 0, v.U) >= ac.SILENCE_DBFS:
+        yield "assistant channel is not silent in window 0"
+
+
+def listen_silent(v: RowView) -> Iterator[str]:
+    for x in v.row.units:
+        if x.decision == "listen" and (p := _peak(v, x.index + 1)) >= ac.SILENCE_DBFS:
+            yield f"unit {x.index} is listen but window {x.index + 1} peaks at {p:.1f} dBFS"
+
+
+def speak_active(v: RowView) -> Iterator[str]:
+    for x in v.row.units:
+        if x.decision == "speak" and (p := _peak(v, x.index + 1)) < ac.SILENCE_DBFS:
+            yield f"unit {x.index} is speak but window {x.index + 1} is silent ({p:.1f} dBFS)"
+
+
+def token_counts(v: RowView) -> Iterator[str]:
+    per_unit = int(round(TOKENS_PER_S * v.u))
+    for x in v.row.units:
+        want = per_unit if (x.decision == "speak" and v.expect_tokens) else 0
+        if v.expect_tokens is not None and len(x.speech_tokens) != want:
+            yield f"unit {x.index} has {len(x.speech_tokens)} speech tokens, expected {want}"
+        if any(t < 0 or t >= CODEBOOK for t in x.speech_tokens):
+            yield f"unit {x.index} has a token outside [0, {CODEBOOK})"
+
+
+def labels_derived(v: RowView) -> Iterator[str]:
+    """Every unit field is exactly what the events and words derive (no label typed by hand)."""
+    per_unit = int(round(TOKENS_PER_S * v.u))
     tokens = None
-    if expect_tokens:
-        tokens = np.zeros(n * int(round(25 * u)), dtype=np.int64)
-        for x in row.units:
+    if v.expect_tokens:
+        tokens = np.zeros(v.n * per_unit, dtype=np.int64)
+        for x in v.row.units:
             if x.speech_tokens:
-                k = (x.index + 1) * int(round(25 * u))
+                k = (x.index + 1) * per_unit
                 tokens[k:k + len(x.speech_tokens)] = x.speech_tokens
-    derived = slice_units(events, row.words, n, u, sr, tokens)
-    for got, want in zip(row.units, derived):
-        g, w_ = got.model_dump(), want.model_dump()
-        if not expect_tokens:
-            g.pop("speech_tokens"), w_.pop("speech_tokens")
-        for key in w_:
-            if g[key] != w_[key]:
-                bad("labels", f"unit {got.index} field {key} = {g[key]!r}, events derive {w_[key]!r}")
+    derived = slice_units(v.events, v.row.words, v.n, v.u, v.sr, tokens)
+    for got, want in zip(v.row.units, derived):
+        g, w = got.model_dump(), want.model_dump()
+        if not v.expect_tokens:
+            g.pop("speech_tokens"), w.pop("speech_tokens")
+        for key in w:
+            if g[key] != w[key]:
+                yield f"unit {got.index} field {key} = {g[key]!r}, events derive {w[key]!r}"
 
-    # Spoken text: the voiced words of assistant turns, nothing else.
-    spoken = " ".join(t for t in (x.spoken_text for x in row.units) if t).split()
-    voiced = " ".join(t.text for t in sorted(turns, key=lambda e: e.start_s) if t.text).split()
+
+def spoken_text_concat(v: RowView) -> Iterator[str]:
+    """Concatenated spoken_text is the voiced text of the assistant turns, nothing else."""
+    spoken = " ".join(t for t in (x.spoken_text for x in v.row.units) if t).split()
+    voiced = " ".join(t.text for t in v.turns if t.text).split()
     if spoken != voiced:
-        bad("spoken_text", "concatenated spoken_text differs from the voiced assistant turns")
-    for t in turns:
-        a = attrs[t.id]
+        yield "concatenated spoken_text differs from the voiced assistant turns"
+
+
+def voiced_plus_unspoken(v: RowView) -> Iterator[str]:
+    """A turn's voiced text + its unspoken_text is its planned text (rule 3: the rest is recorded)."""
+    for t in v.turns:
+        a = v.attrs[t.id]
         if (t.text + " " + a.get("unspoken_text", "")).split() != a.get("planned_text", t.text).split():
-            bad("spoken_text", f"{t.id}: voiced + unspoken text != planned text")
+            yield f"{t.id}: voiced + unspoken text != planned text"
 
-    # Rule 2: no reply before the user has been heard to finish.
-    for t in turns:
-        for e in events:
-            if e.kind in FLOOR_TAKING and e.start_s < t.start_s:
-                eot = float(attrs[e.id].get("eot_s", 0.2))
-                if eot < 0.2:
-                    bad("rule2", f"{e.id}: eot_s {eot} < 0.2")
-                earliest = (int(round(e.end_s * sr)) + int(round(eot * sr))) // U + 1
-                if W(t.start_s) < earliest:
-                    bad("rule2", f"{t.id} starts in window {W(t.start_s)}, before window {earliest} allowed by {e.id}")
 
-    # Rule 3: interruptions are acted on after detection, cut at a window start, no turn_eos.
-    cut_turns = {a["interrupted_turn"] for e in events if e.kind == "interruption" for a in [attrs[e.id]]}
-    for e in events:
-        if e.kind != "interruption":
+# ----------------------------------------------------------------------------- §2 timeline rules
+
+def rule2_response_after_eot(v: RowView) -> Iterator[str]:
+    for e in v.kind(*FLOOR_TAKING):
+        eot = float(v.attrs[e.id].get("eot_s", MIN_EOT_S))
+        if eot < MIN_EOT_S:
+            yield f"{e.id}: eot_s {eot} < {MIN_EOT_S}"
+        earliest = (v.s(e.end_s) + v.s(eot)) // v.U + 1
+        for t in v.turns:
+            if e.start_s < t.start_s and v.W(t.start_s) < earliest:
+                yield f"{t.id} starts in window {v.W(t.start_s)}, before window {earliest} allowed by {e.id}"
+
+
+def rule3_interruption_cut(v: RowView) -> Iterator[str]:
+    """Acted on after detection, cut at a window start, silent after, the unit after the cut listens."""
+    for e in v.kind("interruption"):
+        a = v.attrs[e.id]
+        turn = v.turn(a.get("interrupted_turn"))
+        if turn is None or not v.attrs[turn.id].get("interrupted"):
+            yield f"{e.id}: interrupted turn {a.get('interrupted_turn')} missing or not marked interrupted"
             continue
-        a = attrs[e.id]
-        turn = next((t for t in turns if t.id == a["interrupted_turn"]), None)
-        if turn is None or not attrs[turn.id].get("interrupted"):
-            bad("rule3", f"{e.id}: interrupted turn {a['interrupted_turn']} missing or not marked interrupted")
-            continue
-        cut = int(round(a["cut_s"] * sr))
-        if cut % U or cut // U < (int(round(e.start_s * sr)) + int(round(a["detect_s"] * sr))) // U + 1:
-            bad("rule3", f"{e.id}: cut at {a['cut_s']} s is not at/after the reaction window start")
-        if not 0.3 <= a["detect_s"] <= 0.8:
-            bad("rule3", f"{e.id}: detect_s {a['detect_s']} outside [0.3, 0.8]")
-        if int(round(turn.end_s * sr)) > cut:
-            bad("rule3", f"{turn.id} sounds past its cut")
-        k = cut // U - 1
-        if 0 <= k < n and (row.units[k].decision != "listen"):
-            bad("rule3", f"unit {k} should be listen after the cut of {turn.id}")
-        if 0 <= L(turn.end_s) - 1 < n and row.units[L(turn.end_s) - 1].turn_eos and not any(
-                t.id != turn.id and L(t.end_s) == L(turn.end_s) and not attrs[t.id].get("interrupted") for t in turns):
-            bad("rule3", f"{turn.id} was interrupted but has turn_eos")
-    # Rule 4: nothing but a floor-taking interruption cuts a turn.
-    for t in turns:
-        if attrs[t.id].get("interrupted") and t.id not in cut_turns:
-            bad("rule4", f"{t.id} is cut with no interruption event")
+        cut = v.s(a["cut_s"])
+        if cut % v.U or cut // v.U < (v.s(e.start_s) + v.s(a["detect_s"])) // v.U + 1:
+            yield f"{e.id}: cut at {a['cut_s']} s is not at/after the reaction window start"
+        if not DETECT_RANGE_S[0] <= a["detect_s"] <= DETECT_RANGE_S[1]:
+            yield f"{e.id}: detect_s {a['detect_s']} outside {list(DETECT_RANGE_S)}"
+        if v.s(turn.end_s) > cut:
+            yield f"{turn.id} sounds past its cut"
+        k = cut // v.U - 1
+        if 0 <= k < v.n and v.row.units[k].decision != "listen":
+            yield f"unit {k} should be listen after the cut of {turn.id}"
+        last = v.L(turn.end_s) - 1
+        if 0 <= last < v.n and v.row.units[last].turn_eos and not any(
+                t.id != turn.id and v.L(t.end_s) == v.L(turn.end_s) and not v.attrs[t.id].get("interrupted")
+                for t in v.turns):
+            yield f"{turn.id} was interrupted but has turn_eos"
 
-    # Rule 5 / delegation: results follow their request by the latency; relays wait for a pause.
-    delegates = {attrs[e.id]["task_id"]: e for e in events if e.kind == "delegate"}
+
+def rule4_only_interruptions_cut(v: RowView) -> Iterator[str]:
+    """Nothing but a floor-taking interruption cuts a turn."""
+    cut_turns = {v.attrs[e.id].get("interrupted_turn") for e in v.kind("interruption")}
+    for t in v.turns:
+        if v.attrs[t.id].get("interrupted") and t.id not in cut_turns:
+            yield f"{t.id} is cut with no interruption event"
+
+
+def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
+    """Re-compose the row's script without its overlays: decisions and spoken_text must not change."""
+    if not v.kind(*OVERLAY_KINDS):
+        return
+    from pipeline.compose import ScheduleError, compose
+    from pipeline.render import _tts_from_identity as tts_from_identity
+
+    script = v.script
+    if script is None:
+        yield "the row's script column does not hold a Script: cannot re-compose it without the overlay"
+        return
+    tts = v.tts if v.tts is not None else tts_from_identity(v.meta.get("tts"))
+    if tts is None:
+        yield f"no TTS to re-compose with (meta.tts = {v.meta.get('tts')!r})"
+        return
+    bare = script.model_copy(update={"turns": tuple(t.model_copy(update={"overlays": ()}) for t in script.turns)})
+    try:
+        tl = compose(bare, tts, v.sr, v.u)
+    except ScheduleError as err:
+        yield f"the script without its overlays cannot be composed: {err}"
+        return
+    ref = slice_units(tl.events, tl.words, tl.num_units, v.u, v.sr, None)
+    # The same session: the user's own turns where they were. Closed-loop timing may place a later
+    # user turn elsewhere once an overlay changed the realised figures; from the window where the
+    # user's input differs on, the two are no longer the same session, so the comparison stops there.
+    placed = {(e.id, v.s(e.start_s), v.s(e.end_s)) for e in tl.events if e.kind in FLOOR_TAKING + ("pause",)}
+    moved = [v.W(e.start_s) for e in v.kind(*FLOOR_TAKING, "pause") if (e.id, v.s(e.start_s), v.s(e.end_s)) not in placed]
+    moved += [v.W(e.start_s) for e in tl.events if e.kind in FLOOR_TAKING + ("pause",)
+              and e.id not in {x.id for x in v.kind(*FLOOR_TAKING, "pause")}]
+    same_until = min(moved, default=max(v.n, len(ref)))
+    for k in range(same_until):
+        got = v.row.units[k] if k < v.n else None
+        want = ref[k] if k < len(ref) else None
+        g = (got.decision, got.spoken_text) if got else ("listen", "")
+        w = (want.decision, want.spoken_text) if want else ("listen", "")
+        if g != w:
+            yield f"unit {k}: output {g!r} differs from {w!r} of the same session without its overlays"
+            return   # the first difference says it; the rest follow from it
+
+
+def backend_after_delegate(v: RowView) -> Iterator[str]:
+    """Every backend result follows a delegate of the same task by at least its latency."""
+    delegates = {v.attrs[e.id].get("task_id"): e for e in v.kind("delegate")}
+    for e in v.kind("backend"):
+        a = v.attrs[e.id]
+        d = delegates.get(a.get("task_id"))
+        if d is None:
+            yield f"{e.id}: backend result with no delegate for task {a.get('task_id')}"
+        elif e.start_s + 1e-6 < d.start_s + float(v.attrs[d.id].get("latency_s", 0.0)):
+            yield f"{e.id}: result arrives before its latency elapsed"
+
+
+def _relay_problems(v: RowView, ready_s: float, turn_id: str) -> Iterator[str]:
+    t = v.turn(turn_id)
+    if t is None:
+        yield f"relay turn {turn_id} missing"
+        return
+    if v.W(t.start_s) < v.W(ready_s) + 1:
+        yield f"{turn_id} speaks before the unit after its input was readable"
+    for e in v.kind(*FLOOR_TAKING):
+        if e.start_s <= t.start_s < e.end_s:
+            yield f"{turn_id} starts while the user is speaking ({e.id})"
+    for o in v.turns:
+        if o.id != t.id and o.start_s <= t.start_s < o.end_s:
+            yield f"{turn_id} starts in the middle of {o.id}"
+
+
+def rule5_relay_after_ready(v: RowView) -> Iterator[str]:
+    """A result (or a timer) is acted on from the window after it is readable, in a pause, between sentences."""
+    for e in v.kind("backend"):
+        a = v.attrs[e.id]
+        if a.get("outcome") in ACTED_ON:
+            yield from _relay_problems(v, e.start_s, a.get("relay_turn", "?"))
+    for e in v.kind("timer"):
+        for t in v.turns:
+            a = v.attrs[t.id]
+            if a.get("trigger") == "timer" and a.get("ref") == v.attrs[e.id].get("timer_id"):
+                yield from _relay_problems(v, e.start_s, t.id)
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
+
+
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d\d)\b")
+
+
+_MONEY = re.compile(r"(\d[\d,]*) dollars? and (\d{1,2}) cents?")
+
+
+def _numbers(text: str) -> set[str]:
+    """Numbers written in `text`. Money said "90 dollars and 41 cents" is the one number 90.41; a clock
+    time 19:00 also counts as 19, 7 and 0 (said "7 in the evening")."""
+    text = _MONEY.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d} dollars", text)
+    out = {m.group(0).replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
+    for h, m in _CLOCK.findall(text):
+        out |= {str(int(h)), str(int(h) % 12 or 12), str(int(m)), m}
+    return out
+
+
+def _matches(said: str, known: set[str]) -> bool:
+    """`said` is a known number, or one rounded to the places it is said with ("about 75" for 74.56)."""
+    if said in known:
+        return True
+    n = Decimal(said)
+    places = max(0, -int(n.as_tuple().exponent))
+    tol = Decimal(1).scaleb(-places) / 2
+    return any(abs(n - Decimal(k)) <= tol for k in known)
+
+
+def rule6_relay_facts_read(v: RowView) -> Iterator[str]:
+    """Every number a relay states is in a result it has read or in what was said or requested before it."""
+    known_kinds = FLOOR_TAKING + ("assistant_turn", "delegate", "backend", "timer")
+    for t in v.turns:
+        if v.attrs[t.id].get("trigger") != "backend":
+            continue
+        known: set[str] = set()
+        for e in v.events:
+            if e.id != t.id and e.kind in known_kinds and e.start_s <= t.start_s:
+                known |= _numbers(e.text)
+        for num in sorted(x for x in _numbers(t.text) if not _matches(x, known)):
+            yield f"{t.id} states {num}, which is in no result it has read and nothing said before it"
+
+
+def _sentences(tokens: list[str]) -> list[list[int]]:
+    """Word indices of each sentence element of a token list (split after . ? !)."""
+    out: list[list[int]] = [[]]
+    for i, tok in enumerate(tokens):
+        out[-1].append(i)
+        if tok.endswith(SENTENCE_END):
+            out.append([])
+    return [s for s in out if s]
+
+
+def _heard_words(v: RowView, turn: Event) -> int | None:
+    """How many leading planned words of an interrupted turn the user heard (rule 8's half-audible rule).
+
+    None when the turn does not record what rule 8 needs (`truncated`).
+    """
+    a = v.attrs[turn.id]
+    if "truncated" not in a:
+        return None
+    words = v.words_of(turn.id)
+    heard = len(words)
+    fade_start = a["cut_s"] - a.get("fade_s", 0.0)
+    for tr in a["truncated"]:
+        i = tr["index"]
+        if i < len(words):
+            w = words[i]
+            span = tr["planned_end_s"] - w.start_s
+            if span > 0 and (fade_start - w.start_s) / span < HEARD_FRACTION:
+                heard = min(heard, i)
+    return heard
+
+
+def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
+    """A repair / resume starts no later than the first sentence element not fully heard before the cut.
+
+    The continuation's text must be its bridging prefix + a tail of its sentences (what compose
+    writes); starting past the first sentence the user did not fully hear (rule 8's half-audible
+    test) skips it silently. Scripts record no deliberate drop yet, so none is accepted.
+    """
+    script = v.script
+    if script is None:
+        return
+    for st in script.turns:
+        c = st.continuation
+        if c is None:
+            continue
+        turn, ref = v.turn(st.id), v.turn(c.of_turn)
+        if turn is None or ref is None:
+            yield f"{st.id}: continuation of {c.of_turn}, but one of the two turns is missing"
+            continue
+        heard = _heard_words(v, ref)
+        if heard is None:
+            yield f"{ref.id}: interrupted turn does not record `truncated` (rule 8), so what was heard is unknown"
+            continue
+        planned = v.attrs[ref.id].get("planned_text", ref.text).split()
+        full = sum(1 for s in _sentences(planned) if s[-1] < heard)    # sentence elements fully heard
+        text = v.attrs[turn.id].get("planned_text", turn.text)
+        starts = [j for j in range(len(c.sentences) + 1) if text == " ".join([c.prefix, *c.sentences[j:]]).strip()]
+        if not starts:
+            yield f"{turn.id}: text is not its bridging prefix + a tail of its sentences: {text!r}"
+        elif starts[0] > full:
+            yield (f"{turn.id} resumes at sentence {starts[0]} but sentence {full} "
+                   f"({c.sentences[full]!r}) was not fully heard before the cut of {ref.id}: skipped silently")
+
+
+def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
+    """A turn that ends on a question ends with turn_eos, and the user speaks before the assistant again.
+
+    A '?' inside a turn followed by more sentences is an echo / rhetorical question in the banks
+    ("A gift for a gardening lover? Easy...") and is not checked: the text alone cannot tell.
+    """
+    users = v.kind(*FLOOR_TAKING)
+    for i, t in enumerate(v.turns):
+        if v.attrs[t.id].get("interrupted") or not t.text.rstrip().endswith("?"):
+            continue
+        last = v.L(t.end_s) - 1
+        if 0 <= last < v.n and not v.row.units[last].turn_eos:
+            yield f"{t.id} ends on a question but unit {last} has no turn_eos"
+        nxt = v.turns[i + 1] if i + 1 < len(v.turns) else None
+        if nxt is not None and v.attrs[nxt.id].get("trigger") == "user" and not any(
+                t.end_s <= e.start_s < nxt.start_s or e.start_s < t.end_s < e.end_s for e in users):
+            yield f"{t.id} asks a question but {nxt.id} follows with no user speech in between"
+
+
+def rule8_word_timings_true(v: RowView) -> Iterator[str]:
+    """A word cut by an interruption ends at the cut and is marked truncated in its turn's attrs."""
+    for t in v.turns:
+        a = v.attrs[t.id]
+        if not a.get("interrupted"):
+            continue
+        cut, fade_start = a["cut_s"], a["cut_s"] - a.get("fade_s", 0.0)
+        if "truncated" not in a:
+            yield f"{t.id}: interrupted turn does not record `truncated` (the words the cut reaches)"
+            continue
+        marked = {tr["index"] for tr in a["truncated"]}
+        for i, w in enumerate(v.words_of(t.id)):
+            if w.end_s > cut + 1e-6:
+                yield f"{t.id}: word {i} {w.word!r} ends at {w.end_s} s, after the cut at {cut} s"
+            reached = i in marked or w.end_s > fade_start + 1e-6
+            if reached and i not in marked:
+                yield f"{t.id}: word {i} {w.word!r} runs into the fade but is not marked truncated"
+            if i in marked:
+                tr = next(x for x in a["truncated"] if x["index"] == i)
+                if abs(w.end_s - min(tr["planned_end_s"], cut)) > 1e-6:
+                    yield f"{t.id}: truncated word {i} {w.word!r} ends at {w.end_s}, not at the cut {cut}"
+        for i in marked - set(range(len(v.words_of(t.id)))):
+            yield f"{t.id}: truncated index {i} is not a voiced word"
+
+
+# ----------------------------------------------------------------------------- delegation protocol
+
+def delegate_request(v: RowView) -> Iterator[str]:
+    """One private, plain request of at most 4,000 characters per turn, issued where the turn starts."""
+    spoken = " ".join(y.spoken_text for y in v.row.units)
+    for x in v.row.units:
+        if x.delegate and x.delegate in spoken:
+            yield f"unit {x.index}: delegate text appears in spoken_text"
+        if x.delegate and len(x.delegate) > MAX_DELEGATE_CHARS:
+            yield f"unit {x.index}: delegate request longer than {MAX_DELEGATE_CHARS} characters"
     per_turn: dict[str, int] = {}
-    for e in delegates.values():
-        a = attrs[e.id]
-        per_turn[a["turn"]] = per_turn.get(a["turn"], 0) + 1
-        turn = next((t for t in turns if t.id == a["turn"]), None)
-        if turn is None or a["unit"] != W(turn.start_s) - 1:
-            bad("delegate", f"{e.id}: not issued at the unit that starts its turn")
+    for e in v.kind("delegate"):
+        a = v.attrs[e.id]
+        per_turn[a.get("turn")] = per_turn.get(a.get("turn"), 0) + 1
+        turn = v.turn(a.get("turn"))
+        if turn is None or a.get("unit") != v.W(turn.start_s) - 1:
+            yield f"{e.id}: not issued at the unit that starts its turn"
+        if has_protocol_leak(e.text) or not e.text.strip():
+            yield f"{e.id}: request is empty or not plain language"
     for turn_id, count in per_turn.items():
         if count > 1:
-            bad("delegate", f"{turn_id} issues {count} delegate requests (max 1)")
-    for e in events:
-        if e.kind == "backend":
-            a = attrs[e.id]
-            d = delegates.get(a["task_id"])
-            if d is None:
-                bad("rule5", f"{e.id}: backend result with no delegate for task {a['task_id']}")
-                continue
-            if e.start_s + 1e-6 < d.start_s + float(attrs[d.id]["latency_s"]):
-                bad("rule5", f"{e.id}: result arrives before its latency elapsed")
-            if a.get("outcome") in ACTED_ON:
-                _check_relay(row, e.start_s, a.get("relay_turn", "?"), turns, events, sr, U, bad, "rule5")
-        if e.kind == "timer":
-            for t in turns:
-                if attrs[t.id].get("trigger") == "timer" and attrs[t.id].get("ref") == attrs[e.id]["timer_id"]:
-                    _check_relay(row, e.start_s, t.id, turns, events, sr, U, bad, "rule6")
-
-    _check_tasks(row.id, events, attrs, turns, bad)
-
-    # Realised SNR of every noise component matches its draw; no clipping (check_acoustics below).
-    v.extend(check_acoustics(row, user, asst))
-    return v
+            yield f"{turn_id} issues {count} delegate requests (max 1)"
 
 
-ACTED_ON = ("relayed", "revised", "fallback", "retried")     # some later turn acts on the result
-NOT_RELAYED = ("cancelled", "superseded")
-TASK_ATTRS = ("task_id", "tool", "args", "issued_s", "ready_s", "outcome")
+def backend_plain(v: RowView) -> Iterator[str]:
+    for e in v.kind("backend"):
+        if has_protocol_leak(e.text):
+            yield f"{e.id}: result text carries markdown or a protocol token"
 
 
-def _check_tasks(row_id: str, events: list[Any], attrs: dict[str, dict[str, Any]], turns: list[Any], bad: Any) -> None:
-    """Delegation protocol: plain requests and results, outcomes consistent with what happened."""
-    from generators.harness.format import has_protocol_leak
-
-    delegates = {attrs[e.id]["task_id"]: e for e in events if e.kind == "delegate"}
-    backends = {attrs[e.id]["task_id"]: e for e in events if e.kind == "backend"}
-    relays = {attrs[t.id].get("ref"): t for t in turns if attrs[t.id].get("trigger") == "backend"}
+def task_outcome(v: RowView) -> Iterator[str]:
+    """Each task's outcome agrees with what happened (relayed results have a relay, cancels cancel...)."""
+    attrs = v.attrs
+    delegates = {attrs[e.id]["task_id"]: e for e in v.kind("delegate") if "task_id" in attrs[e.id]}
+    backends = {attrs[e.id].get("task_id"): e for e in v.kind("backend")}
+    relays = {attrs[t.id].get("ref"): t for t in v.turns if attrs[t.id].get("trigger") == "backend"}
     for task_id, d in delegates.items():
         a = attrs[d.id]
-        if has_protocol_leak(d.text) or not d.text.strip():
-            bad("delegate", f"{d.id}: request is empty or not plain language")
         if a.get("cancels"):
             target = delegates.get(a["cancels"])
             if target is None or attrs[target.id].get("outcome") != "cancelled":
-                bad("delegate", f"{d.id}: cancels {a['cancels']}, which is not marked cancelled")
+                yield f"{d.id}: cancels {a['cancels']}, which is not marked cancelled"
             continue
         for key in TASK_ATTRS:
             if key not in a:
-                bad("delegate", f"{d.id}: attribute {key} missing")
+                yield f"{d.id}: attribute {key} missing"
         outcome, b = a.get("outcome"), backends.get(task_id)
         if outcome not in ACTED_ON + NOT_RELAYED:
-            bad("delegate", f"{d.id}: outcome {outcome!r} is not one of {ACTED_ON + NOT_RELAYED}")
-        if b is not None and has_protocol_leak(b.text):
-            bad("backend", f"{b.id}: result text carries markdown or a protocol token")
+            yield f"{d.id}: outcome {outcome!r} is not one of {ACTED_ON + NOT_RELAYED}"
         if outcome in ACTED_ON and (b is None or task_id not in relays):
-            bad("delegate", f"{d.id}: outcome {outcome} but no turn acts on a result")
+            yield f"{d.id}: outcome {outcome} but no turn acts on a result"
         if outcome in NOT_RELAYED and task_id in relays:
-            bad("delegate", f"{d.id}: outcome {outcome} but its stale result is relayed by {relays[task_id].id}")
+            yield f"{d.id}: outcome {outcome} but its stale result is relayed by {relays[task_id].id}"
         if outcome == "cancelled":
             c = next((x for x in delegates.values() if attrs[x.id].get("cancels") == task_id), None)
             if c is None:
-                bad("delegate", f"{d.id}: cancelled with no cancel request")
+                yield f"{d.id}: cancelled with no cancel request"
             elif b is not None and b.start_s >= c.start_s:
-                bad("delegate", f"{d.id}: a result arrived after the task was cancelled")
+                yield f"{d.id}: a result arrived after the task was cancelled"
         if outcome == "superseded" and not any(attrs[x.id].get("supersedes") == task_id for x in delegates.values()):
-            bad("delegate", f"{d.id}: superseded but no task revises it")
+            yield f"{d.id}: superseded but no task revises it"
         if outcome == "revised" and a.get("supersedes") not in delegates:
-            bad("delegate", f"{d.id}: revised but supersedes no earlier task")
-        if outcome == "retried":
-            if a.get("status") == "ok" or not any(attrs[x.id].get("retry_of") == task_id for x in delegates.values()):
-                bad("delegate", f"{d.id}: retried, but it did not fail or nothing retries it")
+            yield f"{d.id}: revised but supersedes no earlier task"
+        if outcome == "retried" and (a.get("status") == "ok" or not any(
+                attrs[x.id].get("retry_of") == task_id for x in delegates.values())):
+            yield f"{d.id}: retried, but it did not fail or nothing retries it"
         if outcome == "fallback" and a.get("status") == "ok":
-            bad("delegate", f"{d.id}: fallback answer for a task that succeeded")
-
-
-def _check_relay(row: TrajectoryRow, ready_s: float, turn_id: str, turns: list[Any], events: list[Any], sr: int,
-                 U: int, bad: Any, rule: str) -> None:
-    t = next((x for x in turns if x.id == turn_id), None)
-    if t is None:
-        bad(rule, f"relay turn {turn_id} missing")
-        return
-    start = int(round(t.start_s * sr))
-    if start // U < int(round(ready_s * sr)) // U + 1:
-        bad(rule, f"{turn_id} speaks before the unit after its input was readable")
-    for e in events:
-        if e.kind in FLOOR_TAKING and e.start_s <= t.start_s < e.end_s:
-            bad(rule, f"{turn_id} starts while the user is speaking ({e.id})")
-    for o in turns:
-        if o.id != t.id and o.start_s <= t.start_s < o.end_s:
-            bad(rule, f"{turn_id} starts in the middle of {o.id}")
+            yield f"{d.id}: fallback answer for a task that succeeded"
 
 
 # ----------------------------------------------------------------------------- acoustics (realism)
 
-CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
+def no_clipping(v: RowView) -> Iterator[str]:
+    for name, x in (("user_audio", v.user), ("assistant_audio", v.asst)):
+        if len(x) and float(np.max(np.abs(x))) >= CLIP_LEVEL:
+            yield f"{name} reaches full scale (clipped)"
 
 
-def check_acoustics(row: TrajectoryRow, user: np.ndarray, asst: np.ndarray) -> list[Violation]:
-    """Every noise component's realised SNR within SNR_TOLERANCE_DB of its draw, and no clipped sample.
+def snr_realised(v: RowView) -> Iterator[str]:
+    """Every noise component's realised SNR is within SNR_TOLERANCE_DB of its draw.
 
     The user channel holds gain * (room(own speech) + other talkers + echo + noises) (pipeline/render);
-    each non-speech component is rebuilt from meta["acoustics"] (seeds, bank talkers and offsets,
-    file path + sha256 + offset, echo delay and gain from the stored assistant channel, RIR seeds)
-    and subtracted, and what is left is compared with each noise over the user-speech mask.
+    each non-speech component is rebuilt from meta["acoustics"] and subtracted, and what is left is
+    compared with each noise over the user-speech mask.
     """
-    out: list[Violation] = []
-    meta = json.loads(row.meta)
-    acoustics = meta.get("acoustics") or {}
-    for name, x in (("user_audio", user), ("assistant_audio", asst)):
-        if len(x) and float(np.max(np.abs(x))) >= CLIP_LEVEL:
-            out.append(Violation(row.id, "clip", f"{name} reaches full scale (clipped)"))
+    acoustics = v.meta.get("acoustics") or {}
     if not (acoustics.get("noise") or acoustics.get("noises")):
-        return out
+        return
     try:
-        snrs = realised_snrs(user, row.events, acoustics, row.sample_rate, assistant=asst,
-                             tts_identity=meta.get("tts"))
+        snrs = realised_snrs(v.user, v.events, acoustics, v.sr, assistant=v.asst, tts_identity=v.meta.get("tts"))
     except (ValueError, OSError) as err:
-        return out + [Violation(row.id, "snr", f"cannot rebuild the recorded noise: {err}")]
+        yield f"cannot rebuild the recorded noise: {err}"
+        return
     for name, (drawn, est) in snrs.items():
         if not np.isfinite(est) or abs(est - drawn) > SNR_TOLERANCE_DB:
-            out.append(Violation(row.id, "snr", f"{name}: realised SNR {est:.2f} dB vs drawn {drawn:.2f} dB"))
+            yield f"{name}: realised SNR {est:.2f} dB vs drawn {drawn:.2f} dB"
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("audio_length", audio_length, "§5 audio lengths equal num_units * unit_s * sample_rate"),
+    Rule("unit_index", unit_index, "§3 units are indexed 0..n-1"),
+    Rule("rule1_silent_window0", rule1_silent_window0, "§2 rule 1: the assistant channel is silent in window 0"),
+    Rule("listen_silent", listen_silent, "§5 assistant silent where decision is listen"),
+    Rule("speak_active", speak_active, "§5 assistant active where decision is speak"),
+    Rule("token_counts", token_counts, "§2/§5 25*u tokens per speak unit, none per listen unit"),
+    Rule("labels_derived", labels_derived, "§3 every unit field is derived from events"),
+    Rule("spoken_text_concat", spoken_text_concat, "§5 concatenated spoken_text = voiced assistant turns"),
+    Rule("voiced_plus_unspoken", voiced_plus_unspoken, "§2 rule 3: the unspoken rest is recorded"),
+    Rule("rule2_response_after_eot", rule2_response_after_eot, "§2 rule 2"),
+    Rule("rule3_interruption_cut", rule3_interruption_cut, "§2 rule 3"),
+    Rule("rule4_only_interruptions_cut", rule4_only_interruptions_cut, "§2 rule 4: overlap is not a stop signal"),
+    Rule("rule4_overlay_keeps_output", rule4_overlay_keeps_output, "§2 rule 4, by re-composition", slow=True),
+    Rule("backend_after_delegate", backend_after_delegate, "§5 backend follows its delegate by the latency"),
+    Rule("rule5_relay_after_ready", rule5_relay_after_ready, "§2 rule 5"),
+    Rule("rule6_relay_facts_read", rule6_relay_facts_read, "§2 rule 6 (numbers)"),
+    Rule("rule7_continuation_from_heard", rule7_continuation_from_heard, "§2 rule 7: continuations"),
+    Rule("rule7_question_ends_turn", rule7_question_ends_turn, "§2 rule 7: questions"),
+    Rule("rule8_word_timings_true", rule8_word_timings_true, "§2 rule 8"),
+    Rule("delegate_request", delegate_request, "§1 one plain private request per turn, <= 4,000 chars"),
+    Rule("backend_plain", backend_plain, "§1 results carry no protocol token or markdown"),
+    Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),
+    Rule("no_clipping", no_clipping, "no sample at full scale"),
+    Rule("snr_realised", snr_realised, "§5 realised SNRs match the draws within 0.5 dB"),
+)
+RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
+
+
+def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None, *, recompose: bool = False,
+                 tts: Any = None, rules: tuple[str, ...] | None = None) -> list[Violation]:
+    """All violations of one row.
+
+    `expect_tokens`: whether the dataset was made with a speech tokenizer (None: do not check counts).
+    `recompose`: also run the slow rules (rule 4 by re-composition; `tts` overrides the one
+    meta["tts"] names). `rules`: only these ids (default: all).
+    """
+    v = RowView(row, expect_tokens, tts)
+    out: list[Violation] = []
+    for r in RULES:
+        if (rules is not None and r.id not in rules) or (r.slow and not recompose and rules is None):
+            continue
+        try:
+            out.extend(Violation(row.id, r.id, msg) for msg in r.check(v))
+        except (KeyError, TypeError, ValueError, IndexError) as err:   # a malformed row breaks the rule
+            out.append(Violation(row.id, r.id, f"cannot check: {type(err).__name__}: {err}"))
     return out

@@ -1,6 +1,11 @@
-"""Shared fixtures. ToneTTS gives exact, known word timings so unit-boundary cases can be built."""
+"""Shared fixtures. ToneTTS gives exact, known word timings so unit-boundary cases can be built.
+
+`generated` is the one fixture set for tests that need trajectory rows: rows from the real
+planners and composer (tests/generated.py), each validated before use, made once per session.
+"""
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +26,7 @@ class ToneTTS:
     def synthesize(self, text: str, voice: object, sample_rate: int) -> Synthesis:
         words, chunks, t = [], [], 0
         n_word, n_gap = int(WORD_S * sample_rate), int(GAP_S * sample_rate)
-        freq = 150 + (abs(hash(getattr(voice, "name", ""))) % 200)
+        freq = 150 + zlib.crc32(getattr(voice, "name", "").encode()) % 200   # stable across processes
         for i, w in enumerate(text.split()):
             if i:
                 chunks.append(np.zeros(n_gap, np.float32))
@@ -46,3 +51,16 @@ def tone_tts() -> ToneTTS:
 def espeak():
     from pipeline.tts.espeak import EspeakBackend
     return EspeakBackend()
+
+
+@pytest.fixture(scope="session")
+def generated(espeak, tmp_path_factory):
+    """Rows from the real generator, cached by (scenario, seed, tts, tokens) for the whole session.
+
+    Rows with speech tokens use a tiny random-weight S3 tokenizer (tests/onnx_fixtures.py).
+    """
+    from tests.generated import Generated
+    from tests.onnx_fixtures import build_tiny_s3_onnx
+
+    onnx = build_tiny_s3_onnx(tmp_path_factory.mktemp("s3") / "speech_tokenizer_v2.onnx")
+    return Generated(tts={"tone": ToneTTS(), "espeak": espeak}, onnx_path=onnx)

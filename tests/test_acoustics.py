@@ -150,7 +150,7 @@ def test_validation_catches_a_wrong_recorded_snr(espeak):
     meta = json.loads(row.meta)
     meta["acoustics"]["noises"][0]["snr_db"] += 1.0
     bad = row.model_copy(update={"meta": json.dumps(meta)})
-    assert [v.rule for v in validate_row(bad, expect_tokens=False)] == ["snr"]
+    assert [v.rule for v in validate_row(bad, expect_tokens=False)] == ["snr_realised"]
 
 
 def test_noise_file_changed_after_rendering_is_reported(espeak, tmp_path):

@@ -6,11 +6,14 @@ import json
 import pytest
 
 from pipeline.compose import ScheduleError, compose
-from pipeline.units import attrs_of, slice_units
-from pipeline.validate import _check_tasks
+from pipeline.render import render_trajectory
+from pipeline.units import slice_units
+from pipeline.validate import validate_row
+from schemas.config import RunConfig
 from schemas.script import Delegation, Script, ScriptTurn, VoiceSpec
 
 SR = 16_000
+TASK_RULES = ("backend_after_delegate", "delegate_request", "backend_plain", "task_outcome")
 VU, VA = VoiceSpec(name="en-us"), VoiceSpec(name="en-us+f3")
 
 
@@ -28,12 +31,11 @@ def task(tid, latency, outcome="relayed", status="ok", **kw):
 
 
 def run(turns, tts):
-    tl = compose(Script(scenario="t", seed=0, lead_in_s=0.5, tail_s=1.0, turns=tuple(turns)), tts, SR, 1.0)
+    script = Script(scenario="t", seed=0, lead_in_s=0.5, tail_s=1.0, turns=tuple(turns))
+    tl = compose(script, tts, SR, 1.0)
     units = slice_units(tl.events, tl.words, tl.num_units, 1.0, SR, None)
-    violations = []
-    turns_ev = [e for e in tl.events if e.kind == "assistant_turn"]
-    _check_tasks("row", tl.events, {e.id: attrs_of(e) for e in tl.events}, turns_ev,
-                 lambda rule, msg: violations.append((rule, msg)))
+    row = render_trajectory(cfg=RunConfig(seed=0, num=1, sample_rate=SR), traj_id="row", script=script, tts=tts)
+    violations = [(v.rule, v.message) for v in validate_row(row, rules=TASK_RULES)]
     return tl, units, violations
 
 

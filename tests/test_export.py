@@ -17,12 +17,24 @@ from model.protocol import (
     AUDIO_PH, BACKEND, BACKEND_END, CHUNK_EOS, DELEGATE, DELEGATE_END, LISTEN, SPEAK, TURN_EOS, UNIT, UNIT_END,
     ProtocolVocab, load_text_tokenizer, render_input_event,
 )
-from tests.trajectory_fixtures import make_row, make_rows, train_tokenizer, write_dataset
+from tests.generated import row_texts, train_tokenizer as _train_tokenizer, write_dataset
 
 
 @pytest.fixture(scope="module")
-def src(tmp_path_factory) -> Path:
-    return write_dataset(tmp_path_factory.mktemp("src"), make_rows(8, seed=10))
+def rows(generated) -> list:
+    """Eight generated rows (turn_taking, backchannel, interruption_discard, delegation) with speech tokens."""
+    return generated.rows(8, seed=10, tokens=True)
+
+
+@pytest.fixture(scope="module")
+def src(tmp_path_factory, rows, generated) -> Path:
+    return write_dataset(tmp_path_factory.mktemp("src"), rows, onnx_path=generated.onnx_path)
+
+
+@pytest.fixture(scope="module")
+def train_tokenizer(rows):
+    """A BPE trained on the generated rows' own text (ids 0..4 are protocol tokens)."""
+    return lambda path: _train_tokenizer(path, row_texts(rows))
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +114,7 @@ def test_loss_mask_covers_exactly_the_models_own_outputs(sdk_export, src):
     assert checked == sum(len(source[r["id"]]["units"]) for r in rows)
 
 
-def test_design_literal_loss_rule_leaves_chunk_eos_unmasked(tmp_path, src):
+def test_design_literal_loss_rule_leaves_chunk_eos_unmasked(tmp_path, src, train_tokenizer):
     out = tmp_path / "t"
     tokp = train_tokenizer(tmp_path / "tok.json")
     export(src, out, ExportOptions(tokenizer=str(tokp), val_fraction=0.0, chunk_eos_loss=False), progress=False)
@@ -126,19 +138,20 @@ def test_audio_is_the_16k_flac_passed_through(sdk_export, src):
         assert sr == 16000 and len(x) == r["num_units"] * 16000
 
 
-def test_resampled_and_mel_audio(tmp_path):
-    rows = [make_row("turn_taking", 1, sample_rate=24000)]
+def test_resampled_and_mel_audio(tmp_path, generated, train_tokenizer):
+    rows = [generated.row("turn_taking", 1, tts="tone", sample_rate=24000)]
+    n = len(rows[0].units)
     src = write_dataset(tmp_path / "s", rows)
     tokp = str(train_tokenizer(tmp_path / "tok.json"))
     out = tmp_path / "flac"
     export(src, out, ExportOptions(tokenizer=tokp, val_fraction=0.0), progress=False)
     r = _rows(out / "train")[0]
     x, sr = sf.read(io.BytesIO(r["audio"]["bytes"]))
-    assert sr == 16000 and len(x) == 7 * 16000
+    assert sr == 16000 and len(x) == n * 16000
     out = tmp_path / "mel"
     export(src, out, ExportOptions(tokenizer=tokp, val_fraction=0.0, audio_format="mel"), progress=False)
     r = _rows(out / "train")[0]
-    assert r["audio"] is None and r["mel_shape"] == [7, 80, 100]
+    assert r["audio"] is None and r["mel_shape"] == [n, 80, 100]
     mel = np.frombuffer(r["mel"], np.float16).reshape(r["mel_shape"])
     assert np.isfinite(mel).all() and mel.std() > 0
 
@@ -162,7 +175,7 @@ def test_mix_weights_drop_subsample_and_repeat():
     assert stats["c"]["train_samples"] == 25 and stats["a"]["train_rows"] == 0
 
 
-def test_mix_through_the_cli_is_recorded(tmp_path, src):
+def test_mix_through_the_cli_is_recorded(tmp_path, src, train_tokenizer):
     tokp = str(train_tokenizer(tmp_path / "tok.json"))
     out = tmp_path / "mixed"
     assert cli(["export", str(src), "--tokenizer", tokp, "--out", str(out), "--val-fraction", "0",
@@ -175,8 +188,8 @@ def test_mix_through_the_cli_is_recorded(tmp_path, src):
     assert m["split"]["train"]["samples"] == sum(r["repeat"] for r in rows) == 8
 
 
-def test_without_manifest_globs_parquet_and_skips_failed(tmp_path):
-    src = write_dataset(tmp_path / "s", make_rows(4), manifest=False, failed_shard=True)
+def test_without_manifest_globs_parquet_and_skips_failed(tmp_path, rows, train_tokenizer):
+    src = write_dataset(tmp_path / "s", rows[:4], manifest=False, failed_shard=True)
     assert not (src / "manifest.json").exists() and (src / "shards" / "failed-00000.parquet").exists()
     assert (src / "failed" / "shard-00000.parquet").exists()
     out = tmp_path / "o"
@@ -191,7 +204,7 @@ def test_without_manifest_globs_parquet_and_skips_failed(tmp_path):
     assert m["split"]["train"]["rows"] == 4
 
 
-def test_errors_are_clear(tmp_path, src):
+def test_errors_are_clear(tmp_path, src, rows, train_tokenizer):
     tokp = str(train_tokenizer(tmp_path / "t.json"))
     with pytest.raises(ExportError, match="source folder not found"):
         export(tmp_path / "nope", tmp_path / "o1", ExportOptions(tokenizer=tokp), progress=False)
@@ -200,17 +213,18 @@ def test_errors_are_clear(tmp_path, src):
     with pytest.raises(ExportError, match="is not family=weight"):
         parse_mix("backchannel")
     # a shard whose bytes no longer match the manifest
-    bad = write_dataset(tmp_path / "bad", make_rows(2))
+    bad = write_dataset(tmp_path / "bad", rows[:2])
     m = json.loads((bad / "manifest.json").read_text())
     m["shards"][0]["sha256"] = "0" * 64
     (bad / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(ExportError, match="sha256 differs"):
         export(bad, tmp_path / "o3", ExportOptions(tokenizer=tokp), progress=False)
     # an inconsistent unit names its shard and row
-    row = make_row("turn_taking", 5)
-    row.units[0].speech_tokens = [1] * 25
+    row = rows[0].model_copy(deep=True)
+    assert row.units[0].decision == "listen"
+    row.units[0].speech_tokens = [1] * 25          # a listen unit carrying tokens
     broken = write_dataset(tmp_path / "broken", [row])
-    with pytest.raises(ValueError, match=r"shards/shard-00000.parquet row 0 \(fx-turn_taking-5\) unit 0"):
+    with pytest.raises(ValueError, match=rf"shards/shard-00000.parquet row 0 \({row.id}\) unit 0"):
         export(broken, tmp_path / "o4", ExportOptions(tokenizer=tokp), progress=False)
     # refuses to overwrite unless asked; the CLI maps errors to exit code 2
     out = tmp_path / "o5"
@@ -219,7 +233,7 @@ def test_errors_are_clear(tmp_path, src):
     assert cli(["export", str(src), "--tokenizer", tokp, "--out", str(out), "--overwrite"]) == 0
 
 
-def test_parallel_workers_give_identical_shards(tmp_path, src):
+def test_parallel_workers_give_identical_shards(tmp_path, src, train_tokenizer):
     tokp = str(train_tokenizer(tmp_path / "t.json"))
     a, b = tmp_path / "a", tmp_path / "b"
     export(src, a, ExportOptions(tokenizer=tokp, rows_per_shard=3), progress=False)

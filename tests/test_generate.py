@@ -70,7 +70,7 @@ def test_validate_catches_a_tampered_row(two_runs, tmp_path):
     speak = next(u for u in row.units if u.decision == "speak")
     speak.decision = "listen"                       # a label typed by hand, contradicting events and audio
     rules = {v.rule for v in validate_row(row, expect_tokens=False)}
-    assert {"labels", "audio"} <= rules
+    assert {"labels_derived", "listen_silent"} <= rules
 
 
 def test_parquet_layout_and_readers(two_runs):

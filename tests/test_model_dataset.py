@@ -9,12 +9,12 @@ from benchmarks.loader_throughput import TARGET, measure
 from model.audio import unit_log_mel
 from model.dataset import DataError, MicroBatches, TrainSplit, make_loader
 from model.protocol import UNIT
-from tests.trajectory_fixtures import export_fixture
+from tests.generated import export_dataset
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    return export_fixture(tmp_path_factory.mktemp("d"), rows=12, val_fraction=0.25, rows_per_shard=3)
+def data(tmp_path_factory, generated):
+    return export_dataset(tmp_path_factory.mktemp("d"), generated, rows=12, val_fraction=0.25, rows_per_shard=3)
 
 
 def test_windows_cut_at_unit_boundaries_within_max_len(data):

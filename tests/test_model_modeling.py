@@ -9,12 +9,12 @@ from model.config import TrainConfigError, load_run_spec, parse_run_spec
 from model.dataset import MicroBatches, TrainSplit, collate
 from model.modeling import DuplexModel, count_parameters
 from model.protocol import IMAGE_PH, extend_vocab, load_text_tokenizer
-from tests.trajectory_fixtures import export_fixture
+from tests.generated import export_dataset
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    return export_fixture(tmp_path_factory.mktemp("m"), rows=4, val_fraction=0.0)
+def data(tmp_path_factory, generated):
+    return export_dataset(tmp_path_factory.mktemp("m"), generated, rows=4, val_fraction=0.0)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +63,10 @@ def test_forward_loss_equals_full_cross_entropy(model_and_split):
     finally:
         object.__setattr__(model, "cfg", old)
     assert torch.allclose(s_full, s_chunk, rtol=1e-5)
-    assert torch.allclose(g_full, model.llm.get_output_embeddings().weight.grad, atol=1e-6)
+    g_chunk = model.llm.get_output_embeddings().weight.grad
+    # a sum over every loss token of a generated session: float32 summation order differs by chunk
+    # (measured: max diff 9e-5 at max |grad| 409, i.e. 2e-7 relative)
+    assert torch.allclose(g_full, g_chunk, rtol=1e-5, atol=1e-6 * float(g_full.abs().max()))
     model.zero_grad()
 
 
@@ -78,8 +81,8 @@ def test_placeholder_count_mismatch_is_an_error(model_and_split):
         model.hidden_states(ids, b["attention_mask"], b["audio_features"])
 
 
-def test_omni_tiny_forward_with_frames(tmp_path):
-    data = export_fixture(tmp_path, rows=2, val_fraction=0.0, make_kw={"frames": True}, image_tokens=4)
+def test_omni_tiny_forward_with_frames(tmp_path, generated):
+    data = export_dataset(tmp_path, generated, rows=2, val_fraction=0.0, frames=True, image_tokens=4)
     spec = load_run_spec("tiny-omni")
     split = TrainSplit(data, max_seq_len=2048, image_size=spec.model.vision.config["image_size"])
     b = collate([split.load(split.items[0])])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import html
 import io
 import json
 import re
@@ -19,12 +20,20 @@ from jobs import preview_cmd
 from jobs.dataset_reader import (DatasetError, DatasetReader, IncompleteDatasetError, RowNotFoundError,
                                  ShardError, list_shards)
 from pipeline.preview import audio_tracks, event_kinds, render_html, render_png
-from tests.preview_fixtures import build_rows, write_dataset
+from tests.generated import attrs, find_truncated_turn, write_dataset as _write_dataset
+
+FAMILIES = ("interruption_discard", "delegation", "proactive_timer")
 
 
 @pytest.fixture(scope="module")
-def rows():
-    return build_rows()
+def rows(generated):
+    """Generated rows: an interruption that cuts a word, a delegation with its result, a timer firing."""
+    return [generated.situation(name, row_id=f"s0-{i // 2:05d}-{i:07d}") for i, name in enumerate(FAMILIES)]
+
+
+def write_dataset(root, rows, **kw):
+    """Two rows per shard (so a reader spans shards), with the failure tables readers must skip."""
+    return _write_dataset(root, rows, **{"rows_per_shard": 2, "failed_shard": True, **kw})
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +61,7 @@ def test_reader_lists_shards_from_manifest_and_finds_rows(dataset, rows):
     assert reader.find().id == rows[0].id
     assert reader.read_trajectory(reader.find(index=2)) == rows[2]
     assert reader.get(id=rows[1].id)["scenario"] == "delegation"
-    assert list(reader.scenarios()) == ["interruption_discard", "delegation", "proactive_timer"]
+    assert list(reader.scenarios()) == list(FAMILIES)
     assert [t.id for t in reader.iter_trajectories()] == [r.id for r in rows]
 
 
@@ -134,7 +143,7 @@ def test_page_has_one_lane_per_event_kind(rows, i):
         lane = page.split(f'data-kind="{kind}"', 1)[1].split('<div class="row', 1)[0]
         assert lane.count('<div class="item ') == sum(e.kind == kind for e in row.events)
     for w in row.words:
-        assert f">{w.word}</span>" in page.replace("&#x27;", "'")
+        assert f">{html.escape(w.word)}</span>" in page
 
 
 def test_page_is_self_contained_and_reasonable(rows):
@@ -148,11 +157,12 @@ def test_page_is_self_contained_and_reasonable(rows):
 
 def test_page_shows_interruption_cut_and_unspoken_text(rows):
     row = rows[0]
-    turn = next(e for e in row.events if e.kind == "assistant_turn" and '"interrupted": true' in e.attrs)
-    unspoken = json.loads(turn.attrs)["unspoken_text"]
+    turn = find_truncated_turn(row)
+    unspoken = attrs(turn)["unspoken_text"]
+    assert unspoken
     page = render_html(row)
-    assert f'<span class="txt">{unspoken}</span>' in page
-    assert "✂ cut 6.00 s" in page
+    assert f'<span class="txt">{html.escape(unspoken)}</span>' in page
+    assert f"✂ cut {attrs(turn)['cut_s']:.2f} s" in page
     assert "⚡ discard" in page
 
 
@@ -172,9 +182,12 @@ def test_delegate_backend_arrows_in_page_data(rows):
     page = render_html(rows[1])
     data = json.loads(re.search(r'<script type="application/json" id="preview-data">(.*?)</script>',
                                 page, re.S).group(1))
+    tasks = [attrs(e) for e in rows[1].events if e.kind == "backend"]
+    assert tasks, "the delegation fixture has a result"
     assert [(a["task_id"], a["tool"], a["issued_s"], a["ready_s"]) for a in data["arrows"]] == [
-        ("t1", "restaurant", 3.0, 6.4)]
-    assert data["arrows"][0]["label"] == "t1 · restaurant · 3.40 s"
+        (t["task_id"], t["tool"], t["issued_s"], t["ready_s"]) for t in tasks]
+    t = tasks[0]
+    assert data["arrows"][0]["label"] == f"{t['task_id']} · {t['tool']} · {t['ready_s'] - t['issued_s']:.2f} s"
 
 
 def test_mix_is_user_plus_assistant(rows):
@@ -261,7 +274,7 @@ def test_cli_gallery(dataset, rows, tmp_path):
     assert _cli(["preview", str(dataset), "--gallery", "--out", str(out), "--width", "900"]) == 0
     index = out.read_text()
     cards = re.findall(r'<article class="card" data-scenario="([a-z_]+)">', index)
-    assert cards == ["interruption_discard", "delegation", "proactive_timer"]
+    assert cards == list(FAMILIES)
     for scenario, row in zip(cards, rows):
         page = out.parent / f"{scenario}.html"
         assert f'href="{scenario}.html"' in index and page.exists()

@@ -10,7 +10,6 @@ with no server and no network.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections import Counter
@@ -18,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.preview_fixtures import build_rows, write_dataset
+from tests.generated import attrs, find_relay, find_truncated_turn, write_dataset
+
+PAGES = ("interruption_discard", "delegation", "proactive_timer", "backchannel")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -57,12 +58,12 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory):
-    """The fixture dataset rendered through the CLI: {scenario: (row, page path)}."""
+def pages(tmp_path_factory, generated):
+    """Generated rows rendered through the CLI: {scenario: (row, page path)}."""
     from jobs.cli import main
 
     tmp = tmp_path_factory.mktemp("preview_browser")
-    rows = build_rows()
+    rows = [generated.situation(name, row_id=f"s0-00000-{i:07d}") for i, name in enumerate(PAGES)]
     data = write_dataset(tmp / "data", rows)
     out = {}
     for row in rows:
@@ -122,7 +123,7 @@ def session(browser):
         s.close()
 
 
-@pytest.mark.parametrize("scenario", ["interruption_discard", "delegation", "proactive_timer"])
+@pytest.mark.parametrize("scenario", PAGES)
 def test_lanes_render_one_per_event_kind(session, pages, scenario):
     row, path = pages[scenario]
     s = session(path)
@@ -149,23 +150,25 @@ def test_lanes_render_one_per_event_kind(session, pages, scenario):
     if "delegate" in kinds:
         arrows = page.locator("svg.arrows g.arrow")
         assert arrows.count() == kinds["backend"]
-        assert arrows.first.get_attribute("data-task") == "t1"
-        assert arrows.first.locator("text").text_content() == "t1 · restaurant · 3.40 s"
+        b = attrs(find_relay(row)[0])
+        assert arrows.first.get_attribute("data-task") == b["task_id"]
+        assert arrows.first.locator("text").text_content() == \
+            f"{b['task_id']} · {b['tool']} · {b['ready_s'] - b['issued_s']:.2f} s"
     assert s.errors == [] and s.network == []
 
 
 def test_interrupted_turn_shows_unspoken_text_struck_through(session, pages):
     row, path = pages["interruption_discard"]
     s = session(path)
-    turn = next(e for e in row.events if e.kind == "assistant_turn" and json.loads(e.attrs).get("interrupted"))
+    turn = find_truncated_turn(row)
     txt = s.page.locator(".unspoken .txt")
-    assert txt.text_content() == json.loads(turn.attrs)["unspoken_text"]
+    assert txt.text_content() == attrs(turn)["unspoken_text"] != ""
     assert "line-through" in txt.evaluate("e => getComputedStyle(e).textDecorationLine")
-    assert s.page.locator(".cut").inner_text().strip() == "✂ cut 6.00 s"
+    assert s.page.locator(".cut").inner_text().strip() == f"✂ cut {attrs(turn)['cut_s']:.2f} s"
 
 
 def test_play_seek_click_hover_and_screenshot(session, pages, tmp_path_factory):
-    row, path = pages["interruption_discard"]
+    row, path = pages["backchannel"]      # playing, seeking and the backchannel click
     s = session(path)
     page = s.page
     u = row.unit_s
@@ -199,7 +202,7 @@ def test_play_seek_click_hover_and_screenshot(session, pages, tmp_path_factory):
 
     # clicking an event seeks to its start
     bc = next(e for e in row.events if e.kind == "backchannel")
-    page.locator('.lane[data-kind="backchannel"] .item').click()
+    page.locator(f'.lane[data-kind="backchannel"] .item[data-id="{bc.id}"]').click()
     assert s.audio_t() == pytest.approx(bc.start_s, abs=1e-3)
 
     # the source toggles switch the audible channel and keep the clock
@@ -214,7 +217,10 @@ def test_play_seek_click_hover_and_screenshot(session, pages, tmp_path_factory):
     assert s.t() > bc.start_s + 0.25
     page.click("#tog-mix")
 
-    # hovering shows the event's attributes
+    assert s.errors == [] and s.network == []
+    # hovering shows the event's attributes (on the interruption's page)
+    s = session(pages["interruption_discard"][1])
+    page = s.page
     page.locator('.lane[data-kind="interruption"] .item').hover()
     tip = page.locator("#tip")
     assert tip.is_visible()

@@ -258,7 +258,7 @@ def test_the_intact_dataset_passes_every_reader(dataset, capfd, tmp_path):
 
 # ----------------------------------------------------------------------------- --allow-incomplete
 def test_allow_incomplete_reads_what_passes_and_says_what_was_skipped(dataset, tmp_path, capfd):
-    from tests.trajectory_fixtures import train_tokenizer
+    from tests.generated import read_rows, row_texts, train_tokenizer
 
     root = _copy(dataset, tmp_path)
     _delete_shard(root)                     # shard 1: 1 row (and its failed record)
@@ -274,7 +274,7 @@ def test_allow_incomplete_reads_what_passes_and_says_what_was_skipped(dataset, t
     assert rc == 1 and "holds 4 rows (0..3)" in err      # the skipped row is not there to show
 
     train = tmp_path / "train"
-    tok = str(train_tokenizer(tmp_path / "tok.json"))
+    tok = str(train_tokenizer(tmp_path / "tok.json", row_texts(read_rows(dataset))))
     rc, out, err = _cli(capfd, "export", str(root), "--out", str(train), "--tokenizer", tok, "--val-fraction", "0",
                         "--allow-incomplete")
     assert rc == 0, err

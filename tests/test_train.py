@@ -14,7 +14,7 @@ import pytest
 from jobs.cli import main as cli
 from model.train import TrainArgs, lr_at, train
 from model.config import load_run_spec
-from tests.trajectory_fixtures import export_fixture
+from tests.generated import export_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,8 +24,8 @@ def _losses(out: Path) -> dict[int, float]:
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory) -> Path:
-    return export_fixture(tmp_path_factory.mktemp("t"), rows=8, val_fraction=0.25)
+def data(tmp_path_factory, generated) -> Path:
+    return export_dataset(tmp_path_factory.mktemp("t"), generated, rows=8, val_fraction=0.25)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import yaml
 
 from model.config import CONFIG_DIR
 from model.train import TrainArgs, train
-from tests.trajectory_fixtures import export_fixture
+from tests.generated import export_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,8 +22,8 @@ def _losses(out: Path) -> dict[int, float]:
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory) -> Path:
-    return export_fixture(tmp_path_factory.mktemp("dist"), rows=12, val_fraction=0.25)
+def data(tmp_path_factory, generated) -> Path:
+    return export_dataset(tmp_path_factory.mktemp("dist"), generated, rows=12, val_fraction=0.25)
 
 
 @pytest.fixture(scope="module")

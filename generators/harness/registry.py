@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -10,8 +10,9 @@ from generators.harness import calculator, dates, lookup, units, weather
 from generators.harness.calendar import BookingError, Calendar
 from generators.harness.format import plain_text
 from schemas.config import HarnessConfig
+from schemas.vocab import TaskStatus
 
-Status = Literal["ok", "error", "timeout", "partial"]
+Status = TaskStatus   # how a harness call ended
 
 
 class ToolFailure(ValueError):
@@ -96,7 +97,7 @@ def _weather(a: Mapping[str, str], st: HarnessState) -> tuple[str, dict[str, Any
         raise ToolFailure(f"no forecast is available for {a['day']}")
     w = weather.forecast(a["city"], day, int(a["seed"]))   # the one weather model, which the text banks word
     text = (f"{a['city']}, {w['day']}: {w['cond']}, {w['low']} to {w['high']} degrees Celsius, "
-            f"{w['rain']}% chance of rain, wind {w['wind']} km/h")
+            f"{w['evening']} in the evening, {w['rain']}% chance of rain, wind {w['wind']} km/h")   # relays say it (rule 6)
     return text, dict(w)
 
 
@@ -140,14 +141,14 @@ def execute(call: ToolCall, state: HarnessState) -> tuple[Status, str, dict[str,
     """Run a call now: ('ok', text, fields) or ('error', reason, {})."""
     fn = TOOLS.get(call.tool)
     if fn is None:
-        return "error", plain_text(f"There is no tool called {call.tool}."), {}
+        return TaskStatus.ERROR, plain_text(f"There is no tool called {call.tool}."), {}
     try:
         text, fields = fn(call.args, state)
     except ToolFailure as err:
-        return "error", plain_text(f"The {call.tool} request failed: {err}."), {}
+        return TaskStatus.ERROR, plain_text(f"The {call.tool} request failed: {err}."), {}
     except KeyError as err:
-        return "error", plain_text(f"The {call.tool} request is missing {err}."), {}
-    return "ok", plain_text(text.rstrip(".") + "."), fields
+        return TaskStatus.ERROR, plain_text(f"The {call.tool} request is missing {err}."), {}
+    return TaskStatus.OK, plain_text(text.rstrip(".") + "."), fields
 
 
 def draw_latency(tool: str, cfg: HarnessConfig, rng: np.random.Generator,
@@ -169,19 +170,19 @@ def run_task(task_id: str, call: ToolCall, cfg: HarnessConfig, rng: np.random.Ge
     tc = cfg.tools[call.tool]
     latency = draw_latency(call.tool, cfg, rng, quantiles)
     u = float(rng.random())
-    mode: Status = force or ("error" if u < tc.p_error else "timeout" if u < tc.p_error + tc.p_timeout
-                             else "partial" if u < tc.p_error + tc.p_timeout + tc.p_partial else "ok")
-    if mode == "error":      # the service failed before running: no side effects on state
-        status, text, fields = "error", f"The {call.tool} service is unavailable right now.", {}
-    elif mode == "timeout":
+    mode: Status = force or (TaskStatus.ERROR if u < tc.p_error else TaskStatus.TIMEOUT if u < tc.p_error + tc.p_timeout
+                             else TaskStatus.PARTIAL if u < tc.p_error + tc.p_timeout + tc.p_partial else TaskStatus.OK)
+    if mode == TaskStatus.ERROR:      # the service failed before running: no side effects on state
+        status, text, fields = TaskStatus.ERROR, f"The {call.tool} service is unavailable right now.", {}
+    elif mode == TaskStatus.TIMEOUT:
         latency = cfg.timeout_s
-        status, text, fields = "timeout", (f"The {call.tool} request timed out after "
+        status, text, fields = TaskStatus.TIMEOUT, (f"The {call.tool} request timed out after "
                                            f"{calculator.format_number(cfg.timeout_s)} seconds with no answer."), {}
     else:
         status, text, fields = execute(call, state)
-        if status == "ok" and mode == "partial":
+        if status == TaskStatus.OK and mode == TaskStatus.PARTIAL:
             words = text.split()
             keep = max(2, len(words) // 2)
-            status, text = "partial", " ".join(words[:keep]).rstrip(",;:.") + ". The rest of the result did not arrive."
+            status, text = TaskStatus.PARTIAL, " ".join(words[:keep]).rstrip(",;:.") + ". The rest of the result did not arrive."
     return Execution(task_id=task_id, tool=call.tool, args=dict(call.args), status=status, latency_s=latency,
                      text=plain_text(text), fields=fields)

@@ -1,0 +1,347 @@
+"""Every validate rule has a mutation test: a real generated row, exactly that rule broken, exactly its id fires.
+
+Rows come from the real generator (tests/generated.py, espeak-ng voices, validated clean before
+use). Each mutation edits the stored row the way a generator bug would (a word moved, an attr
+changed, a sound added to the assistant channel...), and the set of rule ids that fire is asserted
+exactly. Where one edit cannot help breaking a second rule (a unit field is also derived from
+events, so `labels_derived` fires with it), the expected set names both.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from pipeline.io import decode_audio, encode_flac
+from pipeline.validate import RULE_IDS, RULES, validate_row
+from schemas.trajectory import TrajectoryRow
+from tests.generated import attrs, find_event, find_relay, find_truncated_turn
+
+
+def fired(row: TrajectoryRow) -> set[str]:
+    return {v.rule for v in validate_row(row, expect_tokens=False, recompose=True)}
+
+
+def set_attrs(row: TrajectoryRow, event_id: str, **changes) -> None:
+    for e in row.events:
+        if e.id == event_id:
+            e.attrs = json.dumps({**attrs(e), **changes}, sort_keys=True)
+            return
+    raise AssertionError(f"no event {event_id}")
+
+
+def event(row: TrajectoryRow, event_id: str):
+    return next(e for e in row.events if e.id == event_id)
+
+
+def edit_audio(row: TrajectoryRow, channel: str, fn: Callable[[np.ndarray, int], None]) -> None:
+    blob = getattr(row, channel)
+    x, sr = decode_audio(blob.bytes)
+    x = np.array(x, dtype=np.float32)
+    fn(x, int(round(row.unit_s * sr)))
+    blob.bytes = encode_flac(x, sr)
+
+
+def first_turn(row: TrajectoryRow):
+    return next(e for e in row.events if e.kind == "assistant_turn")
+
+
+def user_before(row: TrajectoryRow, turn) -> object:
+    return max((e for e in row.events if e.kind == "user_turn" and e.start_s < turn.start_s), key=lambda e: e.start_s)
+
+
+def tone(x: np.ndarray, a: int, b: int, amp: float = 0.1) -> None:
+    x[a:b] += amp * np.sin(2 * np.pi * 220 * np.arange(b - a) / 16000).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- mutations, one per rule id
+
+def m_audio_length(g):
+    row = g.situation("turn_taking")
+    row.duration_s += row.unit_s
+    return row, {"audio_length"}
+
+
+def m_unit_index(g):
+    row = g.situation("turn_taking")
+    row.units[0].index, row.units[1].index = 1, 0
+    return row, {"unit_index", "labels_derived"}     # a unit's index is one of its derived fields
+
+
+def m_rule1(g):
+    row = g.situation("turn_taking")
+    edit_audio(row, "assistant_audio", lambda x, U: tone(x, U // 4, U // 2))   # an assistant sound in window 0
+    return row, {"rule1_silent_window0"}
+
+
+def m_listen_silent(g):
+    row = g.situation("turn_taking")
+    k = next(u.index for u in row.units if u.decision == "listen" and u.index >= 1 and u.index + 1 < len(row.units))
+    edit_audio(row, "assistant_audio", lambda x, U: tone(x, (k + 1) * U + U // 4, (k + 1) * U + U // 2))
+    return row, {"listen_silent"}
+
+
+def m_speak_active(g):
+    row = g.situation("turn_taking")
+    k = next(u.index for u in row.units if u.decision == "speak" and row.units[u.index + 1].decision == "speak")
+    edit_audio(row, "assistant_audio", lambda x, U: x.__setitem__(slice((k + 1) * U, (k + 2) * U), 0.0))
+    return row, {"speak_active"}
+
+
+def m_token_counts(g):
+    row = g.situation("turn_taking")
+    next(u for u in row.units if u.decision == "listen").speech_tokens = [7] * 25
+    return row, {"token_counts"}
+
+
+def m_labels_derived(g):
+    row = g.situation("turn_taking")
+    row.units[0].labels = sorted(row.units[0].labels + ["relay"])
+    return row, {"labels_derived"}
+
+
+def m_spoken_text_concat(g):
+    row = g.situation("turn_taking")
+    t = first_turn(row)
+    t.text += " indeed"
+    set_attrs(row, t.id, planned_text=attrs(t)["planned_text"] + " indeed")
+    return row, {"spoken_text_concat"}
+
+
+def m_voiced_plus_unspoken(g):
+    row = g.situation("interruption_discard")
+    t = find_truncated_turn(row)
+    set_attrs(row, t.id, unspoken_text="words that were never planned")
+    return row, {"voiced_plus_unspoken"}
+
+
+def m_rule2(g):
+    row = g.situation("turn_taking")
+    u = user_before(row, first_turn(row))
+    set_attrs(row, u.id, eot_s=5.0)        # the model could not yet know the user had finished
+    return row, {"rule2_response_after_eot"}
+
+
+def m_rule3(g):
+    row = g.situation("interruption_discard")
+    cut = find_event(row, "interruption")
+    set_attrs(row, cut.id, cut_s=attrs(cut)["cut_s"] - 0.5)   # not at a window start, before the reaction window
+    return row, {"rule3_interruption_cut"}
+
+
+def m_rule4_only_interruptions_cut(g):
+    row = g.situation("turn_taking")
+    t = first_turn(row)
+    cut = (int(t.end_s / row.unit_s) + 1) * row.unit_s
+    set_attrs(row, t.id, interrupted=True, cut_s=cut, action="discard", truncated=[])
+    return row, {"rule4_only_interruptions_cut", "labels_derived"}   # a cut turn derives a stop label, no turn_eos
+
+
+def m_rule4_overlay(g):
+    row = g.situation("backchannel")
+    script = json.loads(row.script)
+    turn = next(t for t in script["turns"] if t.get("overlays"))
+    turn["text"] = "Well, " + turn["text"]   # the session without the backchannel says something else
+    row.script = json.dumps(script)
+    return row, {"rule4_overlay_keeps_output"}
+
+
+def m_backend_after_delegate(g):
+    row = g.situation("delegation")
+    d = find_event(row, "delegate")
+    set_attrs(row, d.id, latency_s=attrs(d)["latency_s"] + 10.0)
+    return row, {"backend_after_delegate"}
+
+
+def m_rule5(g):
+    row = g.situation("delegation")
+    b, _ = find_relay(row)
+    ack = attrs(find_event(row, "delegate", task_id=attrs(b)["task_id"]))["turn"]
+    assert event(row, ack).start_s < b.start_s
+    set_attrs(row, b.id, relay_turn=ack)      # relayed by a turn that started before the result was readable
+    return row, {"rule5_relay_after_ready"}
+
+
+def m_rule6(g):
+    row = g.situation("delegation")
+    _, relay = find_relay(row)
+    words = [w for w in row.words if w.event_id == relay.id]
+    old, new = words[0].word, "987"
+    words[0].word = new
+    relay.text = relay.text.replace(old, new, 1)
+    set_attrs(row, relay.id, planned_text=attrs(relay)["planned_text"].replace(old, new, 1))
+    unit = row.units[int(round(words[0].start_s * 16000)) // 16000 - 1]
+    unit.spoken_text = unit.spoken_text.replace(old, new, 1)
+    return row, {"rule6_relay_facts_read"}    # a number the model has read nowhere
+
+
+def m_rule7_continuation(g):
+    row = g.situation("interruption_repair")
+    script = json.loads(row.script)
+    turn = next(t for t in script["turns"] if t.get("continuation"))
+    c = turn["continuation"]
+    text = attrs(event(row, turn["id"]))["planned_text"]
+    j = next(j for j in range(len(c["sentences"]) + 1) if text == " ".join([c["prefix"], *c["sentences"][j:]]).strip())
+    c["sentences"].insert(j, "This sentence was never heard.")   # the continuation now skips it silently
+    row.script = json.dumps(script)
+    return row, {"rule7_continuation_from_heard"}
+
+
+def m_rule7_question(g):
+    row = g.situation("proactive_timer")
+    q = next(e for e in row.events if e.kind == "assistant_turn" and e.text.rstrip().endswith("?"))
+    row.units[(int(round(q.end_s * 16000)) - 1) // 16000 - 1].turn_eos = False
+    return row, {"rule7_question_ends_turn", "labels_derived"}    # turn_eos is derived from the turn too
+
+
+def m_rule8(g):
+    row = g.situation("interruption_repair")
+    t = find_truncated_turn(row)
+    tr = attrs(t)["truncated"][0]
+    word = [w for w in row.words if w.event_id == t.id][tr["index"]]
+    assert tr["planned_end_s"] > attrs(t)["cut_s"] >= word.end_s
+    word.end_s = tr["planned_end_s"]           # the cut word keeps its uncut end
+    return row, {"rule8_word_timings_true"}
+
+
+def m_delegate_request(g):
+    row = g.situation("delegation")
+    d = find_event(row, "delegate")
+    d.text += " <backend>"
+    unit = next(u for u in row.units if u.delegate)
+    unit.delegate += " <backend>"
+    return row, {"delegate_request"}
+
+
+def m_backend_plain(g):
+    row = g.situation("delegation")
+    b, _ = find_relay(row)
+    b.text += " **done**"
+    for u in row.units:
+        for e in u.input_events:
+            if e.task_id == attrs(b)["task_id"]:
+                e.text += " **done**"
+    return row, {"backend_plain"}
+
+
+def m_task_outcome(g):
+    row = g.situation("delegation")
+    d = find_event(row, "delegate")
+    set_attrs(row, d.id, outcome="cancelled")   # cancelled, yet its result is relayed and nothing cancels it
+    return row, {"task_outcome"}
+
+
+def m_no_clipping(g):
+    row = g.situation("turn_taking")
+    k = next(u.index for u in row.units if u.decision == "speak")
+    edit_audio(row, "assistant_audio", lambda x, U: x.__setitem__((k + 1) * U + U // 2, 1.0))
+    return row, {"no_clipping"}
+
+
+def m_snr_realised(g):
+    row = g.situation("turn_taking")
+    meta = json.loads(row.meta)
+    assert meta["acoustics"]["noise"], "the fixture row has no noise draw"
+    meta["acoustics"]["noise"]["snr_db"] += 3.0
+    row.meta = json.dumps(meta, sort_keys=True)
+    return row, {"snr_realised"}
+
+
+MUTATIONS: dict[str, Callable] = {
+    "audio_length": m_audio_length,
+    "unit_index": m_unit_index,
+    "rule1_silent_window0": m_rule1,
+    "listen_silent": m_listen_silent,
+    "speak_active": m_speak_active,
+    "token_counts": m_token_counts,
+    "labels_derived": m_labels_derived,
+    "spoken_text_concat": m_spoken_text_concat,
+    "voiced_plus_unspoken": m_voiced_plus_unspoken,
+    "rule2_response_after_eot": m_rule2,
+    "rule3_interruption_cut": m_rule3,
+    "rule4_only_interruptions_cut": m_rule4_only_interruptions_cut,
+    "rule4_overlay_keeps_output": m_rule4_overlay,
+    "backend_after_delegate": m_backend_after_delegate,
+    "rule5_relay_after_ready": m_rule5,
+    "rule6_relay_facts_read": m_rule6,
+    "rule7_continuation_from_heard": m_rule7_continuation,
+    "rule7_question_ends_turn": m_rule7_question,
+    "rule8_word_timings_true": m_rule8,
+    "delegate_request": m_delegate_request,
+    "backend_plain": m_backend_plain,
+    "task_outcome": m_task_outcome,
+    "no_clipping": m_no_clipping,
+    "snr_realised": m_snr_realised,
+}
+
+
+def test_every_rule_has_a_mutation_test():
+    assert set(MUTATIONS) == set(RULE_IDS)
+    assert len(RULE_IDS) == len(set(RULE_IDS)) == len(RULES)
+
+
+@pytest.mark.parametrize("rule_id", list(MUTATIONS))
+def test_breaking_one_rule_fires_exactly_its_id(generated, rule_id):
+    row, want = MUTATIONS[rule_id](generated)
+    assert rule_id in want
+    got = fired(row)
+    assert got == want, f"{rule_id}: fired {sorted(got)}, expected {sorted(want)}"
+    for v in validate_row(row, expect_tokens=False, recompose=True):
+        assert f"[{v.rule}]" in str(v) and v.row_id == row.id
+
+
+# ----------------------------------------------------------------------------- more negatives (rules 1, 2, 3, 5)
+
+def test_rule2_refuses_an_eot_below_200_ms(generated):
+    row = generated.situation("turn_taking")
+    set_attrs(row, user_before(row, first_turn(row)).id, eot_s=0.1)
+    assert fired(row) == {"rule2_response_after_eot"}
+
+
+def test_rule3_refuses_detect_outside_03_08(generated):
+    row = generated.situation("interruption_discard")
+    cut = find_event(row, "interruption")
+    set_attrs(row, cut.id, detect_s=0.95)
+    assert fired(row) == {"rule3_interruption_cut"}
+
+
+def test_rule3_refuses_a_turn_sounding_past_its_cut(generated):
+    row = generated.situation("interruption_discard")
+    t = find_truncated_turn(row)
+    t.end_s = attrs(t)["cut_s"] + 0.3
+    # the audio and words still stop at the cut; only the event claims it sounds on
+    assert "rule3_interruption_cut" in fired(row)
+
+
+def test_rule5_refuses_a_relay_that_starts_while_the_user_speaks(generated):
+    row = generated.situation("delegation")
+    b, relay = find_relay(row)
+    u = next(e for e in row.events if e.kind == "user_turn")
+    u.start_s, u.end_s = relay.start_s - 0.2, relay.start_s + 0.2   # the user talks over the relay's start
+    got = fired(row)
+    assert "rule5_relay_after_ready" in got
+
+
+def test_rule1_holds_on_every_fixture_family(generated):
+    """The clean rows themselves: every rule passes (validated on creation too), window 0 is silent."""
+    for name in ("turn_taking", "backchannel", "interruption_repair", "delegation", "proactive_timer"):
+        row = generated.situation(name)
+        assert validate_row(row, expect_tokens=False, recompose=True) == []
+        assert row.units[0].decision == "listen"
+
+
+def test_half_heard_word_is_not_heard_for_rule7(generated):
+    """Rule 8's half-audible test feeds rule 7: making the cut word barely audible changes what was heard."""
+    row = generated.situation("interruption_repair")
+    t = find_truncated_turn(row)
+    a = attrs(t)
+    tr = a["truncated"][0]
+    word = [w for w in row.words if w.event_id == t.id][tr["index"]]
+    fade_start = a["cut_s"] - a["fade_s"]
+    heard = (fade_start - word.start_s) / (tr["planned_end_s"] - word.start_s)
+    assert 0 < heard <= 1
+    from pipeline.validate import RowView, _heard_words
+    n = _heard_words(RowView(row, False), t)
+    assert n == (tr["index"] if heard < 0.5 else len([w for w in row.words if w.event_id == t.id]))
