@@ -5,6 +5,8 @@ import argparse
 import json
 import sys
 
+from schemas.protocol import CHUNK_EOS
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from jobs.dataset_reader import ALLOW_INCOMPLETE_HELP
@@ -29,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="flac: 16 kHz FLAC, features in the loader (default); mel: precomputed fp16 log-mel")
     p.add_argument("--image-tokens", type=int, default=64, help="image embeddings per frame (Omni rows)")
     p.add_argument("--no-chunk-eos-loss", action="store_true",
-                   help="no loss on <|chunk_eos|> (the literal DESIGN §3 list; see model/protocol.py)")
+                   help=f"no loss on {CHUNK_EOS} (the literal DESIGN §3 list; see model/protocol.py)")
     p.add_argument("--workers", type=int, default=1, help="processes converting shards in parallel")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a non-empty --out that holds an earlier export (never another folder)")
