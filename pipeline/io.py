@@ -44,12 +44,17 @@ def decode_audio(blob: bytes) -> tuple[np.ndarray, int]:
     return data, int(sr)
 
 
-def sha256_file(path: str | Path) -> str:
+def sha256_stream(f: Any) -> str:
+    """sha256 of a binary file object, read in 1 MiB blocks (shards can be large)."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
+    for chunk in iter(lambda: f.read(1 << 20), b""):
+        h.update(chunk)
     return h.hexdigest()
+
+
+def sha256_file(path: str | Path) -> str:
+    with open(path, "rb") as f:
+        return sha256_stream(f)
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -176,11 +181,8 @@ class Store:
     def sha256(self, rel: str) -> str:
         if self.local is not None:
             return sha256_file(self.path(rel))
-        h = hashlib.sha256()
         with self.fs.open(self.path(rel), "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-        return h.hexdigest()
+            return sha256_stream(f)
 
     def remove(self, rel: str) -> None:
         """Delete `rel` if it exists."""

@@ -20,7 +20,6 @@ No Ray import here: the object pickles without its session and rebuilds it lazil
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from functools import lru_cache
@@ -29,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.io import sha256_file
 from schemas.errors import UsageError
 from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 
@@ -213,7 +213,7 @@ class S3SpeechTokenizer:
     def identity(self) -> dict[str, Any]:
         """What a manifest records so a dataset names the exact tokenizer that made its tokens."""
         if self._sha256 is None:
-            self._sha256 = _sha256(self.onnx_path)
+            self._sha256 = sha256_file(self.onnx_path)
         return tokenizer_identity(self.onnx_path, self._sha256)
 
 
@@ -246,21 +246,13 @@ def check_onnx_model(path: str | Path) -> None:
                                   f"{path}: fails on 1 s of silence ({type(err).__name__}: {msg})") from None
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def tokenizer_identity(onnx_path: str | Path, sha256: str | None = None) -> dict[str, Any]:
     """Identity of a tokenizer file without opening an ONNX session (the driver only writes manifests)."""
     path = Path(onnx_path)
     m = re.search(r"v(\d+)", path.name)
     return {
         "file": path.name,
-        "sha256": sha256 or _sha256(path),
+        "sha256": sha256 or sha256_file(path),
         "version": f"v{m.group(1)}" if m else "unknown",
         "tokens_per_second": TOKENS_PER_SECOND,
         "codebook_size": CODEBOOK_SIZE,

@@ -1,14 +1,8 @@
 """Conversation statistics measured on the audio, against human references (`duplexsynth stats`).
 
-Definitions (dGSLM, Nguyen et al. 2022, on two channels; per minute of dialogue; the interval
-algebra itself is generators/intervals.py, shared with timing fitting and composition):
-  IPU      a speaker's speech bounded by >= 0.2 s of that speaker's silence; IPU seconds are summed
-           over both speakers
-  pause    silence between two IPUs of the same speaker with no other speech between them
-  gap      silence between IPUs of different speakers
-  overlap  time both speakers are in an IPU
-  minutes  the dialogue span, from the first IPU start to the last IPU end (lead-in and tail
-           silence, which no IPU bounds, are neither pause nor gap)
+IPU, pause, gap, overlap and dialogue minutes are the dGSLM definitions (Nguyen et al. 2022, two
+channels, per minute of dialogue), stated and computed once in generators/intervals.py, which timing
+fitting and composition share.
 
 Speech comes from an energy VAD (pipeline/vad.py) on the stored channels, never from the script.
 The user channel is what the assistant's microphone heard: its own-voice speech plus echo of the

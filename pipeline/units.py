@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 
 from schemas.protocol import SPEECH_TOKENS_PER_SECOND
-from schemas.trajectory import Event, InputEvent, Unit, Word
-from schemas.trajectory import attrs_of as typed_attrs_of
+from schemas.trajectory import Event, InputEvent, Unit, Word, attrs_of
 from schemas.vocab import Decision, EventKind, InterruptAction, Label, Role, Trigger
 from schemas.windows import last_window_at, window_at
 
@@ -24,15 +23,6 @@ START_LABELS = {Trigger.USER: Label.RESPOND, Trigger.FOLLOW: Label.RESPOND, Trig
 STOP_LABELS = {InterruptAction.DISCARD: Label.STOP_DISCARD, InterruptAction.REPAIR: Label.STOP_REPAIR,
                InterruptAction.PARK: Label.STOP_PARK}
 INPUT_LABELS = {EventKind.BACKEND: Label.BACKEND_RESULT, EventKind.TIMER: Label.TIMER_FIRED}
-
-
-def attrs_of(ev: Event) -> dict[str, Any]:
-    """The attrs of `ev` as a plain dict of its stored keys, parsed through the kind's typed model.
-
-    Kept for readers not yet on `schemas.trajectory.attrs_of` (which returns the typed model).
-    """
-    typed = typed_attrs_of(ev)
-    return {k: v for k, v in typed.model_dump().items() if k in typed.model_fields_set}
 
 
 def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: float, sample_rate: int,
@@ -55,7 +45,7 @@ def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: 
             labels[k].add(label)
 
     for ev in events:
-        a: Any = typed_attrs_of(ev)
+        a: Any = attrs_of(ev)
         if ev.kind == EventKind.ASSISTANT_TURN and ev.end_s > ev.start_s:
             for w in range(W(ev.start_s), min(L(ev.end_s), n) + 1):
                 speak[w] = True

@@ -25,22 +25,23 @@ import numpy as np
 from generators.harness.format import has_protocol_leak
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
-from pipeline.render import realised_snrs
-from pipeline.units import FLOOR_TAKING, attrs_of, slice_units
-from schemas.trajectory import Event, TrajectoryRow
+from pipeline.render import NOISE, realised_snrs
+from pipeline.units import FLOOR_TAKING, slice_units
+from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
+from schemas.trajectory import Event, TrajectoryRow, attrs_of
+from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, TaskOutcome,
+                           TaskStatus, Trigger)
+from schemas.windows import last_window_at, next_window, to_samples, unit_samples, window_at, window_of, window_start
 
 SNR_TOLERANCE_DB = 0.5
 CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
-TOKENS_PER_S = 25
-CODEBOOK = 6561
-MAX_DELEGATE_CHARS = 4000
 DETECT_RANGE_S = (0.3, 0.8)
 MIN_EOT_S = 0.2
 HEARD_FRACTION = 0.5         # rule 8: a word less than half audible before the fade is not heard
-OVERLAY_KINDS = ("backchannel", "other_directed", "background_speech")
-ACTED_ON = ("relayed", "revised", "fallback", "retried")     # some later turn acts on the result
-NOT_RELAYED = ("cancelled", "superseded")
-TASK_ATTRS = ("task_id", "tool", "args", "issued_s", "ready_s", "outcome")
+# Every outcome a task may end with, as the plain strings the "not one of" message prints.
+TASK_OUTCOMES: tuple[str, ...] = tuple(str(o) for o in RELAYED_OUTCOMES + DROPPED_OUTCOMES)
+# Where the user's own speech was placed: floor-taking speech and the hesitation pauses inside it.
+USER_PLACED: tuple[EventKind, ...] = FLOOR_TAKING + (EventKind.PAUSE,)
 SENTENCE_END = (".", "?", "!")
 
 
@@ -80,7 +81,7 @@ class RowView:
 
     @property
     def U(self) -> int:
-        return int(round(self.u * self.sr))
+        return unit_samples(self.u, self.sr)
 
     @property
     def n(self) -> int:
@@ -91,12 +92,13 @@ class RowView:
         return self.row.events
 
     @cached_property
-    def attrs(self) -> dict[str, dict[str, Any]]:
+    def attrs(self) -> dict[str, Any]:
+        """Typed attrs by event id: the kind's model from schemas/attrs.py (`EventAttrs`)."""
         return {e.id: attrs_of(e) for e in self.row.events}
 
     @cached_property
     def turns(self) -> list[Event]:
-        return sorted((e for e in self.row.events if e.kind == "assistant_turn"), key=lambda e: e.start_s)
+        return sorted((e for e in self.row.events if e.kind == EventKind.ASSISTANT_TURN), key=lambda e: e.start_s)
 
     @cached_property
     def meta(self) -> dict[str, Any]:
@@ -112,20 +114,20 @@ class RowView:
             return None
 
     def s(self, t: float) -> int:
-        return int(round(t * self.sr))
+        return to_samples(t, self.sr)
 
     def W(self, t: float) -> int:
         """Window holding the sample at time t."""
-        return self.s(t) // self.U
+        return window_at(t, self.u, self.sr)
 
     def L(self, t_end: float) -> int:
         """Window holding the last sample of a span ending (exclusive) at t_end."""
-        return (self.s(t_end) - 1) // self.U
+        return last_window_at(t_end, self.u, self.sr)
 
     def turn(self, turn_id: str | None) -> Event | None:
         return next((t for t in self.turns if t.id == turn_id), None)
 
-    def kind(self, *kinds: str) -> list[Event]:
+    def kind(self, *kinds: EventKind) -> list[Event]:
         return [e for e in self.row.events if e.kind in kinds]
 
     def words_of(self, event_id: str) -> list[Any]:
@@ -161,39 +163,39 @@ def unit_index(v: RowView) -> Iterator[str]:
 
 
 def _peak(v: RowView, w: int) -> float:
-    return ac.window_peak_dbfs(v.asst, w * v.U, (w + 1) * v.U) if w < v.n else -200.0
+    return ac.window_peak_dbfs(v.asst, window_start(w, v.U), window_start(w + 1, v.U)) if w < v.n else -200.0
 
 
 def rule1_silent_window0(v: RowView) -> Iterator[str]:
-    if ac.window_peak_dbfs(v.asst, 0, v.U) >= ac.SILENCE_DBFS:
+    if ac.window_peak_dbfs(v.asst, window_start(0, v.U), window_start(1, v.U)) >= ac.SILENCE_DBFS:
         yield "assistant channel is not silent in window 0"
 
 
 def listen_silent(v: RowView) -> Iterator[str]:
     for x in v.row.units:
-        if x.decision == "listen" and (p := _peak(v, x.index + 1)) >= ac.SILENCE_DBFS:
+        if x.decision == Decision.LISTEN and (p := _peak(v, x.index + 1)) >= ac.SILENCE_DBFS:
             yield f"unit {x.index} is listen but window {x.index + 1} peaks at {p:.1f} dBFS"
 
 
 def speak_active(v: RowView) -> Iterator[str]:
     for x in v.row.units:
-        if x.decision == "speak" and (p := _peak(v, x.index + 1)) < ac.SILENCE_DBFS:
+        if x.decision == Decision.SPEAK and (p := _peak(v, x.index + 1)) < ac.SILENCE_DBFS:
             yield f"unit {x.index} is speak but window {x.index + 1} is silent ({p:.1f} dBFS)"
 
 
 def token_counts(v: RowView) -> Iterator[str]:
-    per_unit = int(round(TOKENS_PER_S * v.u))
+    per_unit = int(round(SPEECH_TOKENS_PER_SECOND * v.u))
     for x in v.row.units:
-        want = per_unit if (x.decision == "speak" and v.expect_tokens) else 0
+        want = per_unit if (x.decision == Decision.SPEAK and v.expect_tokens) else 0
         if v.expect_tokens is not None and len(x.speech_tokens) != want:
             yield f"unit {x.index} has {len(x.speech_tokens)} speech tokens, expected {want}"
-        if any(t < 0 or t >= CODEBOOK for t in x.speech_tokens):
-            yield f"unit {x.index} has a token outside [0, {CODEBOOK})"
+        if any(t < 0 or t >= SPEECH_CODEBOOK for t in x.speech_tokens):
+            yield f"unit {x.index} has a token outside [0, {SPEECH_CODEBOOK})"
 
 
 def labels_derived(v: RowView) -> Iterator[str]:
     """Every unit field is exactly what the events and words derive (no label typed by hand)."""
-    per_unit = int(round(TOKENS_PER_S * v.u))
+    per_unit = int(round(SPEECH_TOKENS_PER_SECOND * v.u))
     tokens = None
     if v.expect_tokens:
         tokens = np.zeros(v.n * per_unit, dtype=np.int64)
@@ -223,7 +225,7 @@ def voiced_plus_unspoken(v: RowView) -> Iterator[str]:
     """A turn's voiced text + its unspoken_text is its planned text (rule 3: the rest is recorded)."""
     for t in v.turns:
         a = v.attrs[t.id]
-        if (t.text + " " + a.get("unspoken_text", "")).split() != a.get("planned_text", t.text).split():
+        if (t.text + " " + a.unspoken_text).split() != a.planned_text.split():
             yield f"{t.id}: voiced + unspoken text != planned text"
 
 
@@ -231,10 +233,10 @@ def voiced_plus_unspoken(v: RowView) -> Iterator[str]:
 
 def rule2_response_after_eot(v: RowView) -> Iterator[str]:
     for e in v.kind(*FLOOR_TAKING):
-        eot = float(v.attrs[e.id].get("eot_s", MIN_EOT_S))
+        eot = float(v.attrs[e.id].eot_s)
         if eot < MIN_EOT_S:
             yield f"{e.id}: eot_s {eot} < {MIN_EOT_S}"
-        earliest = (v.s(e.end_s) + v.s(eot)) // v.U + 1
+        earliest = next_window(v.s(e.end_s) + v.s(eot), v.U)
         for t in v.turns:
             if e.start_s < t.start_s and v.W(t.start_s) < earliest:
                 yield f"{t.id} starts in window {v.W(t.start_s)}, before window {earliest} allowed by {e.id}"
@@ -242,34 +244,35 @@ def rule2_response_after_eot(v: RowView) -> Iterator[str]:
 
 def rule3_interruption_cut(v: RowView) -> Iterator[str]:
     """Acted on after detection, cut at a window start, silent after, the unit after the cut listens."""
-    for e in v.kind("interruption"):
+    for e in v.kind(EventKind.INTERRUPTION):
         a = v.attrs[e.id]
-        turn = v.turn(a.get("interrupted_turn"))
-        if turn is None or not v.attrs[turn.id].get("interrupted"):
-            yield f"{e.id}: interrupted turn {a.get('interrupted_turn')} missing or not marked interrupted"
+        turn = v.turn(a.interrupted_turn)
+        if turn is None or not v.attrs[turn.id].interrupted:
+            yield f"{e.id}: interrupted turn {a.interrupted_turn} missing or not marked interrupted"
             continue
-        cut = v.s(a["cut_s"])
-        if cut % v.U or cut // v.U < (v.s(e.start_s) + v.s(a["detect_s"])) // v.U + 1:
-            yield f"{e.id}: cut at {a['cut_s']} s is not at/after the reaction window start"
-        if not DETECT_RANGE_S[0] <= a["detect_s"] <= DETECT_RANGE_S[1]:
-            yield f"{e.id}: detect_s {a['detect_s']} outside {list(DETECT_RANGE_S)}"
+        cut = v.s(a.cut_s)
+        cut_window = window_of(cut, v.U)
+        if cut != window_start(cut_window, v.U) or cut_window < next_window(v.s(e.start_s) + v.s(a.detect_s), v.U):
+            yield f"{e.id}: cut at {a.cut_s} s is not at/after the reaction window start"
+        if not DETECT_RANGE_S[0] <= a.detect_s <= DETECT_RANGE_S[1]:
+            yield f"{e.id}: detect_s {a.detect_s} outside {list(DETECT_RANGE_S)}"
         if v.s(turn.end_s) > cut:
             yield f"{turn.id} sounds past its cut"
-        k = cut // v.U - 1
-        if 0 <= k < v.n and v.row.units[k].decision != "listen":
+        k = cut_window - 1
+        if 0 <= k < v.n and v.row.units[k].decision != Decision.LISTEN:
             yield f"unit {k} should be listen after the cut of {turn.id}"
         last = v.L(turn.end_s) - 1
         if 0 <= last < v.n and v.row.units[last].turn_eos and not any(
-                t.id != turn.id and v.L(t.end_s) == v.L(turn.end_s) and not v.attrs[t.id].get("interrupted")
+                t.id != turn.id and v.L(t.end_s) == v.L(turn.end_s) and not v.attrs[t.id].interrupted
                 for t in v.turns):
             yield f"{turn.id} was interrupted but has turn_eos"
 
 
 def rule4_only_interruptions_cut(v: RowView) -> Iterator[str]:
     """Nothing but a floor-taking interruption cuts a turn."""
-    cut_turns = {v.attrs[e.id].get("interrupted_turn") for e in v.kind("interruption")}
+    cut_turns = {v.attrs[e.id].interrupted_turn for e in v.kind(EventKind.INTERRUPTION)}
     for t in v.turns:
-        if v.attrs[t.id].get("interrupted") and t.id not in cut_turns:
+        if v.attrs[t.id].interrupted and t.id not in cut_turns:
             yield f"{t.id} is cut with no interruption event"
 
 
@@ -298,16 +301,16 @@ def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
     # The same session: the user's own turns where they were. Closed-loop timing may place a later
     # user turn elsewhere once an overlay changed the realised figures; from the window where the
     # user's input differs on, the two are no longer the same session, so the comparison stops there.
-    placed = {(e.id, v.s(e.start_s), v.s(e.end_s)) for e in tl.events if e.kind in FLOOR_TAKING + ("pause",)}
-    moved = [v.W(e.start_s) for e in v.kind(*FLOOR_TAKING, "pause") if (e.id, v.s(e.start_s), v.s(e.end_s)) not in placed]
-    moved += [v.W(e.start_s) for e in tl.events if e.kind in FLOOR_TAKING + ("pause",)
-              and e.id not in {x.id for x in v.kind(*FLOOR_TAKING, "pause")}]
+    placed = {(e.id, v.s(e.start_s), v.s(e.end_s)) for e in tl.events if e.kind in USER_PLACED}
+    moved = [v.W(e.start_s) for e in v.kind(*USER_PLACED) if (e.id, v.s(e.start_s), v.s(e.end_s)) not in placed]
+    moved += [v.W(e.start_s) for e in tl.events if e.kind in USER_PLACED
+              and e.id not in {x.id for x in v.kind(*USER_PLACED)}]
     same_until = min(moved, default=max(v.n, len(ref)))
     for k in range(same_until):
         got = v.row.units[k] if k < v.n else None
         want = ref[k] if k < len(ref) else None
-        g = (got.decision, got.spoken_text) if got else ("listen", "")
-        w = (want.decision, want.spoken_text) if want else ("listen", "")
+        g = (got.decision, got.spoken_text) if got else (str(Decision.LISTEN), "")
+        w = (want.decision, want.spoken_text) if want else (str(Decision.LISTEN), "")
         if g != w:
             yield f"unit {k}: output {g!r} differs from {w!r} of the same session without its overlays"
             return   # the first difference says it; the rest follow from it
@@ -315,13 +318,13 @@ def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
 
 def backend_after_delegate(v: RowView) -> Iterator[str]:
     """Every backend result follows a delegate of the same task by at least its latency."""
-    delegates = {v.attrs[e.id].get("task_id"): e for e in v.kind("delegate")}
-    for e in v.kind("backend"):
+    delegates = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.DELEGATE)}
+    for e in v.kind(EventKind.BACKEND):
         a = v.attrs[e.id]
-        d = delegates.get(a.get("task_id"))
+        d = delegates.get(a.task_id)
         if d is None:
-            yield f"{e.id}: backend result with no delegate for task {a.get('task_id')}"
-        elif e.start_s + 1e-6 < d.start_s + float(v.attrs[d.id].get("latency_s", 0.0)):
+            yield f"{e.id}: backend result with no delegate for task {a.task_id}"
+        elif e.start_s + 1e-6 < d.start_s + float(v.attrs[d.id].latency_s or 0.0):
             yield f"{e.id}: result arrives before its latency elapsed"
 
 
@@ -330,7 +333,7 @@ def _relay_problems(v: RowView, ready_s: float, turn_id: str) -> Iterator[str]:
     if t is None:
         yield f"relay turn {turn_id} missing"
         return
-    if v.W(t.start_s) < v.W(ready_s) + 1:
+    if v.W(t.start_s) < next_window(v.s(ready_s), v.U):
         yield f"{turn_id} speaks before the unit after its input was readable"
     for e in v.kind(*FLOOR_TAKING):
         if e.start_s <= t.start_s < e.end_s:
@@ -342,14 +345,14 @@ def _relay_problems(v: RowView, ready_s: float, turn_id: str) -> Iterator[str]:
 
 def rule5_relay_after_ready(v: RowView) -> Iterator[str]:
     """A result (or a timer) is acted on from the window after it is readable, in a pause, between sentences."""
-    for e in v.kind("backend"):
+    for e in v.kind(EventKind.BACKEND):
         a = v.attrs[e.id]
-        if a.get("outcome") in ACTED_ON:
-            yield from _relay_problems(v, e.start_s, a.get("relay_turn", "?"))
-    for e in v.kind("timer"):
+        if a.outcome in RELAYED_OUTCOMES:
+            yield from _relay_problems(v, e.start_s, a.relay_turn if a.relay_turn is not None else "?")
+    for e in v.kind(EventKind.TIMER):
         for t in v.turns:
             a = v.attrs[t.id]
-            if a.get("trigger") == "timer" and a.get("ref") == v.attrs[e.id].get("timer_id"):
+            if a.trigger == Trigger.TIMER and a.ref == v.attrs[e.id].timer_id:
                 yield from _relay_problems(v, e.start_s, t.id)
 
 
@@ -384,9 +387,9 @@ def _matches(said: str, known: set[str]) -> bool:
 
 def rule6_relay_facts_read(v: RowView) -> Iterator[str]:
     """Every number a relay states is in a result it has read or in what was said or requested before it."""
-    known_kinds = FLOOR_TAKING + ("assistant_turn", "delegate", "backend", "timer")
+    known_kinds = FLOOR_TAKING + (EventKind.ASSISTANT_TURN, EventKind.DELEGATE, EventKind.BACKEND, EventKind.TIMER)
     for t in v.turns:
-        if v.attrs[t.id].get("trigger") != "backend":
+        if v.attrs[t.id].trigger != Trigger.BACKEND:
             continue
         known: set[str] = set()
         for e in v.events:
@@ -412,16 +415,16 @@ def _heard_words(v: RowView, turn: Event) -> int | None:
     None when the turn does not record what rule 8 needs (`truncated`).
     """
     a = v.attrs[turn.id]
-    if "truncated" not in a:
+    if a.truncated is None:
         return None
     words = v.words_of(turn.id)
     heard = len(words)
-    fade_start = a["cut_s"] - a.get("fade_s", 0.0)
-    for tr in a["truncated"]:
-        i = tr["index"]
+    fade_start = a.cut_s - (a.fade_s or 0.0)
+    for tr in a.truncated:
+        i = tr.index
         if i < len(words):
             w = words[i]
-            span = tr["planned_end_s"] - w.start_s
+            span = tr.planned_end_s - w.start_s
             if span > 0 and (fade_start - w.start_s) / span < HEARD_FRACTION:
                 heard = min(heard, i)
     return heard
@@ -449,9 +452,9 @@ def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
         if heard is None:
             yield f"{ref.id}: interrupted turn does not record `truncated` (rule 8), so what was heard is unknown"
             continue
-        planned = v.attrs[ref.id].get("planned_text", ref.text).split()
+        planned = v.attrs[ref.id].planned_text.split()
         full = sum(1 for s in _sentences(planned) if s[-1] < heard)    # sentence elements fully heard
-        text = v.attrs[turn.id].get("planned_text", turn.text)
+        text = v.attrs[turn.id].planned_text
         starts = [j for j in range(len(c.sentences) + 1) if text == " ".join([c.prefix, *c.sentences[j:]]).strip()]
         if not starts:
             yield f"{turn.id}: text is not its bridging prefix + a tail of its sentences: {text!r}"
@@ -468,13 +471,13 @@ def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
     """
     users = v.kind(*FLOOR_TAKING)
     for i, t in enumerate(v.turns):
-        if v.attrs[t.id].get("interrupted") or not t.text.rstrip().endswith("?"):
+        if v.attrs[t.id].interrupted or not t.text.rstrip().endswith("?"):
             continue
         last = v.L(t.end_s) - 1
         if 0 <= last < v.n and not v.row.units[last].turn_eos:
             yield f"{t.id} ends on a question but unit {last} has no turn_eos"
         nxt = v.turns[i + 1] if i + 1 < len(v.turns) else None
-        if nxt is not None and v.attrs[nxt.id].get("trigger") == "user" and not any(
+        if nxt is not None and v.attrs[nxt.id].trigger == Trigger.USER and not any(
                 t.end_s <= e.start_s < nxt.start_s or e.start_s < t.end_s < e.end_s for e in users):
             yield f"{t.id} asks a question but {nxt.id} follows with no user speech in between"
 
@@ -483,13 +486,13 @@ def rule8_word_timings_true(v: RowView) -> Iterator[str]:
     """A word cut by an interruption ends at the cut and is marked truncated in its turn's attrs."""
     for t in v.turns:
         a = v.attrs[t.id]
-        if not a.get("interrupted"):
+        if not a.interrupted:
             continue
-        cut, fade_start = a["cut_s"], a["cut_s"] - a.get("fade_s", 0.0)
-        if "truncated" not in a:
+        cut, fade_start = a.cut_s, a.cut_s - (a.fade_s or 0.0)
+        if a.truncated is None:
             yield f"{t.id}: interrupted turn does not record `truncated` (the words the cut reaches)"
             continue
-        marked = {tr["index"] for tr in a["truncated"]}
+        marked = {tr.index for tr in a.truncated}
         for i, w in enumerate(v.words_of(t.id)):
             if w.end_s > cut + 1e-6:
                 yield f"{t.id}: word {i} {w.word!r} ends at {w.end_s} s, after the cut at {cut} s"
@@ -497,8 +500,8 @@ def rule8_word_timings_true(v: RowView) -> Iterator[str]:
             if reached and i not in marked:
                 yield f"{t.id}: word {i} {w.word!r} runs into the fade but is not marked truncated"
             if i in marked:
-                tr = next(x for x in a["truncated"] if x["index"] == i)
-                if abs(w.end_s - min(tr["planned_end_s"], cut)) > 1e-6:
+                tr = next(x for x in a.truncated if x.index == i)
+                if abs(w.end_s - min(tr.planned_end_s, cut)) > 1e-6:
                     yield f"{t.id}: truncated word {i} {w.word!r} ends at {w.end_s}, not at the cut {cut}"
         for i in marked - set(range(len(v.words_of(t.id)))):
             yield f"{t.id}: truncated index {i} is not a voiced word"
@@ -512,14 +515,14 @@ def delegate_request(v: RowView) -> Iterator[str]:
     for x in v.row.units:
         if x.delegate and x.delegate in spoken:
             yield f"unit {x.index}: delegate text appears in spoken_text"
-        if x.delegate and len(x.delegate) > MAX_DELEGATE_CHARS:
-            yield f"unit {x.index}: delegate request longer than {MAX_DELEGATE_CHARS} characters"
+        if x.delegate and len(x.delegate) > DELEGATE_MAX_CHARS:
+            yield f"unit {x.index}: delegate request longer than {DELEGATE_MAX_CHARS} characters"
     per_turn: dict[str, int] = {}
-    for e in v.kind("delegate"):
+    for e in v.kind(EventKind.DELEGATE):
         a = v.attrs[e.id]
-        per_turn[a.get("turn")] = per_turn.get(a.get("turn"), 0) + 1
-        turn = v.turn(a.get("turn"))
-        if turn is None or a.get("unit") != v.W(turn.start_s) - 1:
+        per_turn[a.turn] = per_turn.get(a.turn, 0) + 1
+        turn = v.turn(a.turn)
+        if turn is None or a.unit != v.W(turn.start_s) - 1:
             yield f"{e.id}: not issued at the unit that starts its turn"
         if has_protocol_leak(e.text) or not e.text.strip():
             yield f"{e.id}: request is empty or not plain language"
@@ -529,7 +532,7 @@ def delegate_request(v: RowView) -> Iterator[str]:
 
 
 def backend_plain(v: RowView) -> Iterator[str]:
-    for e in v.kind("backend"):
+    for e in v.kind(EventKind.BACKEND):
         if has_protocol_leak(e.text):
             yield f"{e.id}: result text carries markdown or a protocol token"
 
@@ -537,40 +540,39 @@ def backend_plain(v: RowView) -> Iterator[str]:
 def task_outcome(v: RowView) -> Iterator[str]:
     """Each task's outcome agrees with what happened (relayed results have a relay, cancels cancel...)."""
     attrs = v.attrs
-    delegates = {attrs[e.id]["task_id"]: e for e in v.kind("delegate") if "task_id" in attrs[e.id]}
-    backends = {attrs[e.id].get("task_id"): e for e in v.kind("backend")}
-    relays = {attrs[t.id].get("ref"): t for t in v.turns if attrs[t.id].get("trigger") == "backend"}
+    delegates = {attrs[e.id].task_id: e for e in v.kind(EventKind.DELEGATE)}
+    backends = {attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
+    relays = {attrs[t.id].ref: t for t in v.turns if attrs[t.id].trigger == Trigger.BACKEND}
     for task_id, d in delegates.items():
         a = attrs[d.id]
-        if a.get("cancels"):
-            target = delegates.get(a["cancels"])
-            if target is None or attrs[target.id].get("outcome") != "cancelled":
-                yield f"{d.id}: cancels {a['cancels']}, which is not marked cancelled"
+        if a.cancels:
+            target = delegates.get(a.cancels)
+            if target is None or attrs[target.id].outcome != TaskOutcome.CANCELLED:
+                yield f"{d.id}: cancels {a.cancels}, which is not marked cancelled"
             continue
-        for key in TASK_ATTRS:
-            if key not in a:
-                yield f"{d.id}: attribute {key} missing"
-        outcome, b = a.get("outcome"), backends.get(task_id)
-        if outcome not in ACTED_ON + NOT_RELAYED:
-            yield f"{d.id}: outcome {outcome!r} is not one of {ACTED_ON + NOT_RELAYED}"
-        if outcome in ACTED_ON and (b is None or task_id not in relays):
+        if a.ready_s is None:   # DelegateAttrs requires the other task keys (task_id, tool, args, issued_s, outcome)
+            yield f"{d.id}: attribute ready_s missing"
+        outcome, b = a.outcome, backends.get(task_id)
+        if outcome not in TASK_OUTCOMES:
+            yield f"{d.id}: outcome {outcome!r} is not one of {TASK_OUTCOMES}"
+        if outcome in RELAYED_OUTCOMES and (b is None or task_id not in relays):
             yield f"{d.id}: outcome {outcome} but no turn acts on a result"
-        if outcome in NOT_RELAYED and task_id in relays:
+        if outcome in DROPPED_OUTCOMES and task_id in relays:
             yield f"{d.id}: outcome {outcome} but its stale result is relayed by {relays[task_id].id}"
-        if outcome == "cancelled":
-            c = next((x for x in delegates.values() if attrs[x.id].get("cancels") == task_id), None)
+        if outcome == TaskOutcome.CANCELLED:
+            c = next((x for x in delegates.values() if attrs[x.id].cancels == task_id), None)
             if c is None:
                 yield f"{d.id}: cancelled with no cancel request"
             elif b is not None and b.start_s >= c.start_s:
                 yield f"{d.id}: a result arrived after the task was cancelled"
-        if outcome == "superseded" and not any(attrs[x.id].get("supersedes") == task_id for x in delegates.values()):
+        if outcome == TaskOutcome.SUPERSEDED and not any(attrs[x.id].supersedes == task_id for x in delegates.values()):
             yield f"{d.id}: superseded but no task revises it"
-        if outcome == "revised" and a.get("supersedes") not in delegates:
+        if outcome == TaskOutcome.REVISED and a.supersedes not in delegates:
             yield f"{d.id}: revised but supersedes no earlier task"
-        if outcome == "retried" and (a.get("status") == "ok" or not any(
-                attrs[x.id].get("retry_of") == task_id for x in delegates.values())):
+        if outcome == TaskOutcome.RETRIED and (a.status == TaskStatus.OK or not any(
+                attrs[x.id].retry_of == task_id for x in delegates.values())):
             yield f"{d.id}: retried, but it did not fail or nothing retries it"
-        if outcome == "fallback" and a.get("status") == "ok":
+        if outcome == TaskOutcome.FALLBACK and a.status == TaskStatus.OK:
             yield f"{d.id}: fallback answer for a task that succeeded"
 
 
@@ -590,7 +592,7 @@ def snr_realised(v: RowView) -> Iterator[str]:
     compared with each noise over the user-speech mask.
     """
     acoustics = v.meta.get("acoustics") or {}
-    if not (acoustics.get("noise") or acoustics.get("noises")):
+    if not (acoustics.get(NOISE) or acoustics.get("noises")):
         return
     try:
         snrs = realised_snrs(v.user, v.events, acoustics, v.sr, assistant=v.asst, tts_identity=v.meta.get("tts"))

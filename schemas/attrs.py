@@ -35,15 +35,8 @@ class PauseAttrs(_Attrs):
 class TruncatedWord(_Attrs):
     """A voiced word the fade of a cut reaches (DESIGN §2 rule 8): its stored end_s is clipped to the cut."""
 
-    index: int               # among the turn's voiced words
+    index: int               # among the turn's words (the voiced ones are a prefix of the planned ones)
     planned_end_s: float     # where it would have ended uncut (rule 8's half-audible test for rule 7)
-
-
-class TruncatedWord(_Attrs):
-    """A voiced word the fade of a cut reaches (DESIGN §2 rule 8): its `end_s` in `words` is clipped."""
-
-    index: int              # position in the turn's planned words
-    planned_end_s: float    # where it would have ended without the cut
 
 
 class AssistantTurnAttrs(_Attrs):
@@ -58,8 +51,7 @@ class AssistantTurnAttrs(_Attrs):
     fade_s: float | None = None
     action: InterruptAction | None = None
     interruption: str | None = None          # id of the interruption event
-    truncated: list[TruncatedWord] | None = None   # words the fade reaches (rule 8)
-    truncated: list[TruncatedWord] | None = None   # interrupted turns: words the cut reaches (rule 8)
+    truncated: list[TruncatedWord] | None = None   # interrupted turns: words the fade reaches (rule 8)
 
 
 class InterruptionAttrs(_Attrs):

@@ -64,6 +64,11 @@ MAX_ONSET_PARAM_S = 5.0          # |mu|, sigma, tau of backchannel_onset
 SNR_DB_MIN, SNR_DB_MAX = -30.0, 60.0
 GAIN_DB_MIN, GAIN_DB_MAX = -40.0, 40.0
 DRR_DB_MIN, DRR_DB_MAX = -20.0, 40.0
+_DB_BOUNDS: dict[str, tuple[float, float]] = {
+    "snr_db": (SNR_DB_MIN, SNR_DB_MAX), "babble_snr_db": (SNR_DB_MIN, SNR_DB_MAX),
+    "hum_snr_db": (SNR_DB_MIN, SNR_DB_MAX), "noise_file_snr_db": (SNR_DB_MIN, SNR_DB_MAX),
+    "user_gain_db": (GAIN_DB_MIN, GAIN_DB_MAX), "drr_db": (DRR_DB_MIN, DRR_DB_MAX),
+}
 MAX_LATENCY_S = 120.0            # harness latencies and timeout: a simulated call longer than this is not a call
 MAX_LATENCY_SIGMA = 5.0
 MAX_SHARD_ATTEMPTS = 20
@@ -325,27 +330,12 @@ class AcousticsConfig(_Strict):
     echo_gain: Range = Range(lo=0.0, hi=0.2)               # amplitude of the direct echo path
     echo_delay_s: Range = Range(lo=0.1, hi=0.5)
 
-    @field_validator("snr_db", "babble_snr_db", "hum_snr_db", "noise_file_snr_db")
+    @field_validator("snr_db", "babble_snr_db", "hum_snr_db", "noise_file_snr_db", "user_gain_db", "drr_db")
     @classmethod
-    def _snr(cls, v: Range, info: Any) -> Range:
-        if v.lo < SNR_DB_MIN or v.hi > SNR_DB_MAX:
-            raise ValueError(f"{info.field_name} must lie within [{SNR_DB_MIN:g}, {SNR_DB_MAX:g}] dB "
-                             f"(got [{v.lo:g}, {v.hi:g}])")
-        return v
-
-    @field_validator("user_gain_db")
-    @classmethod
-    def _gain(cls, v: Range) -> Range:
-        if v.lo < GAIN_DB_MIN or v.hi > GAIN_DB_MAX:
-            raise ValueError(f"user_gain_db must lie within [{GAIN_DB_MIN:g}, {GAIN_DB_MAX:g}] dB "
-                             f"(got [{v.lo:g}, {v.hi:g}])")
-        return v
-
-    @field_validator("drr_db")
-    @classmethod
-    def _drr(cls, v: Range) -> Range:
-        if v.lo < DRR_DB_MIN or v.hi > DRR_DB_MAX:
-            raise ValueError(f"drr_db must lie within [{DRR_DB_MIN:g}, {DRR_DB_MAX:g}] dB (got [{v.lo:g}, {v.hi:g}])")
+    def _decibels(cls, v: Range, info: Any) -> Range:
+        lo, hi = _DB_BOUNDS[info.field_name]
+        if v.lo < lo or v.hi > hi:
+            raise ValueError(f"{info.field_name} must lie within [{lo:g}, {hi:g}] dB (got [{v.lo:g}, {v.hi:g}])")
         return v
 
     @field_validator("babble_talkers")
