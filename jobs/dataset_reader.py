@@ -141,6 +141,7 @@ class DatasetCheck:
     rows_skipped_exact: bool = True    # False when a skipped shard's row count is unknown
     failed_records: int = 0            # failure records listed by the manifest
     failed_tables: list[Path] = field(default_factory=list)   # failure tables that pass
+    digests: dict[Path, str] = field(default_factory=dict)     # sha256 verified here, by shard that passes
 
     @property
     def complete(self) -> bool:
@@ -310,6 +311,7 @@ def _check_manifest(root: Path, manifest: dict[str, Any], chk: DatasetCheck) -> 
             chk.rows_skipped_exact &= rows is not None
         else:
             chk.shards.append(path)
+            chk.digests[path] = entry["sha256"]
             chk.rows += rows
         _check_failed_table(root, entry, where, chk, failed_problems)
     chk.problems.extend(failed_problems)
@@ -404,7 +406,9 @@ def _check_without_manifest(root: Path, chk: DatasetCheck) -> None:
         n, why = _parquet_rows(path)
         problem = f"{path}: {why}" if n is None else ""
         if not problem and use_sidecars:
-            problem = _sidecar_problem(root, rel, path)
+            problem, sha = _sidecar_problem(root, rel, path)
+            if not problem:
+                chk.digests[path] = sha
         if problem:
             chk.problems.append(problem)
             chk.bad_shards.append(str(path))
@@ -423,22 +427,22 @@ def _check_without_manifest(root: Path, chk: DatasetCheck) -> None:
         chk.rows_skipped += sum(planned[stem] for stem in never)
 
 
-def _sidecar_problem(root: Path, rel: str, path: Path) -> str:
-    """"" when ``summaries/<stem>.json`` names ``rel`` and matches its sha256, else the problem."""
+def _sidecar_problem(root: Path, rel: str, path: Path) -> tuple[str, str]:
+    """("", sha256) when ``summaries/<stem>.json`` names ``rel`` and matches its sha256, else (problem, "")."""
     side = root / SUMMARIES_DIR / f"{path.stem}.json"
     try:
         summary = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return f"{path}: no sidecar {side} (its write was interrupted)"
+        return f"{path}: no sidecar {side} (its write was interrupted)", ""
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        return f"{side}: unreadable sidecar ({type(err).__name__})"
+        return f"{side}: unreadable sidecar ({type(err).__name__})", ""
     if not isinstance(summary, dict) or not isinstance(summary.get("sha256"), str):
-        return f"{side}: sidecar lacks sha256"
+        return f"{side}: sidecar lacks sha256", ""
     if summary.get("path") != rel:
-        return f"{side}: sidecar names path {summary.get('path')!r}, not {rel!r}"
+        return f"{side}: sidecar names path {summary.get('path')!r}, not {rel!r}", ""
     if sha256_file(path) != summary["sha256"]:
-        return f"{path}: sha256 differs from its sidecar {side} (changed or truncated)"
-    return ""
+        return f"{path}: sha256 differs from its sidecar {side} (changed or truncated)", ""
+    return "", summary["sha256"]
 
 
 def check_dataset(root: str | Path) -> DatasetCheck:

@@ -436,7 +436,8 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
         "source": {"dir": str(src), "manifest_sha256": src_digest,
                    "generator_version": (src_manifest or {}).get("generator_version"),
                    "speech_tokenizer": (src_manifest or {}).get("speech_tokenizer"),
-                   "shards": [{"path": n, "sha256": sha256_file(p)} for p, n in zip(paths, shard_names)],
+                   "shards": [{"path": n, "sha256": source.digests.get(p) or sha256_file(p)}   # verified once
+                              for p, n in zip(paths, shard_names)],
                    "skipped": None if source.complete else {
                        "shards": source.shards_skipped, "rows": source.rows_skipped,
                        "rows_exact": source.rows_skipped_exact, "problems_total": len(source.problems),

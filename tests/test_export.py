@@ -58,6 +58,8 @@ def test_manifest_records_tokenizer_mix_split_and_source_hash(sdk_export, src):
     m = json.loads((sdk_export / "manifest.json").read_text())
     assert m["format"] == "duplexsynth-train-v1"
     assert m["source"]["manifest_sha256"] == hashlib.sha256((src / "manifest.json").read_bytes()).hexdigest()
+    assert m["source"]["shards"] and all(   # the digests the integrity check verified, not re-read
+        hashlib.sha256((src / s["path"]).read_bytes()).hexdigest() == s["sha256"] for s in m["source"]["shards"])
     assert m["tokenizer"]["kind"] == "minicpm-o5-sdk" and m["tokenizer"]["bundle_id"] == "o45_fc_duplex_v0_1_0"
     assert m["tokenizer"]["vocab_size"] == 158338
     assert m["tokenizer"]["reused"]["<|turn_eos|>"] == "reused:<|spoken_turn_eos|>"
