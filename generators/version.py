@@ -1,3 +1,8 @@
-"""The version of the generated content, recorded in every row's meta and in the manifest."""
+"""The version of the generated content, recorded in every row's meta, each shard's sidecar and the manifest.
 
-GENERATOR_VERSION = "0.1.0"
+Bump it when rows change format or content for the same config and seed: a resumed run redoes
+shards another version made instead of mixing the two (jobs/shards.check_shard).
+0.2.0: meta["timeline"] (schemas/timeline.py) replaces meta["acoustics"].
+"""
+
+GENERATOR_VERSION = "0.2.0"

@@ -16,6 +16,7 @@ from typing import Any
 
 from generators.registry import plan_trajectory, scenario_for, trajectory_seed
 from generators.text_bank import split_sentences
+from generators.version import GENERATOR_VERSION
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
@@ -82,6 +83,7 @@ class ShardSummary:
     wall_s: float
     no_speech_tokens: bool
     config_hash: str = ""
+    generator_version: str = ""
     assistant_text: list[str] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
 
@@ -177,6 +179,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
         sha256=sha, failed_path=paths["failed"] if failures else None,
         failed_sha256=failed_sha, audio_s=float(sum(r.duration_s for r in rows)),
         wall_s=time.perf_counter() - t0, no_speech_tokens=tokenizer is None, config_hash=cfg.config_hash(),
+        generator_version=GENERATOR_VERSION,
         assistant_text=[assistant_text(r) for r in rows] if plan.start < VARIETY_SAMPLE_ROWS else [],
         failures=[{"id": f.id, "scenario": f.scenario, "error": f.error} for f in failures],
     )
@@ -205,6 +208,8 @@ def check_shard(out: str | Path | Store, plan: ShardPlan, config_hash: str | Non
             return None, "sidecar describes another shard layout"
         if config_hash is not None and summary.get("config_hash", config_hash) != config_hash:
             return None, "made with another config"
+        if summary.get("generator_version") != GENERATOR_VERSION:   # rows of another format: redo, never mix
+            return None, f"made by generator {summary.get('generator_version') or '< 0.2.0'} (this is {GENERATOR_VERSION})"
         # the sidecar may only name this shard's own files: never hash or read anything else
         for key, own in (("path", paths["rows"]), ("failed_path", paths["failed"])):
             named = summary[key] if key == "path" else summary.get(key)

@@ -1,4 +1,6 @@
-"""User-channel acoustics: noise, SNR mixing, the Full-Duplex-Bench v1.5 recipes, fades.
+"""User-channel acoustics: noise, SNR mixing, the filters of the Full-Duplex-Bench v1.5 recipes, fades.
+
+The recipes themselves are data (schemas/timeline.FD_BENCH_RECIPES); pipeline/mixer applies them.
 
 Filters use scipy.signal: it is already a dependency of the stack, deterministic, and exposes the
 exact biquad / FIR designs the FD-Bench recipes describe, so their responses can be tested.
@@ -106,27 +108,6 @@ def add_reflections(x: np.ndarray, sample_rate: int, taps: tuple[tuple[float, fl
         k = int(round(delay * sample_rate))
         out[k: k + len(x)] += db_to_amp(g) * x
     return out.astype(np.float32)
-
-
-# Full-Duplex-Bench v1.5 recipes (DESIGN §1).
-OTHER_DIRECTED = {"gain_db": -8.0, "shelf_hz": 4000.0, "shelf_db": -5.0, "taps": ((0.045, -6.0), (0.120, -12.0))}
-BACKGROUND = {"gain_db": -15.0, "lowpass_hz": 3000.0, "taps": ((0.100, -10.0),)}
-
-
-def other_directed(x: np.ndarray, sample_rate: int) -> np.ndarray:
-    """The user turned away, talking to someone else: -8 dB, high-shelf -5 dB > 4 kHz, 45/120 ms reflections."""
-    r = OTHER_DIRECTED
-    y = high_shelf(x, sample_rate, r["shelf_hz"], r["shelf_db"])
-    y = add_reflections(y, sample_rate, r["taps"])
-    return (db_to_amp(r["gain_db"]) * y).astype(np.float32)
-
-
-def background_speech(x: np.ndarray, sample_rate: int) -> np.ndarray:
-    """A distant talker: -15 dB, 3 kHz low-pass, echo at 100 ms (-10 dB)."""
-    r = BACKGROUND
-    y = lowpass(x, sample_rate, r["lowpass_hz"])
-    y = add_reflections(y, sample_rate, r["taps"])
-    return (db_to_amp(r["gain_db"]) * y).astype(np.float32)
 
 
 def fade_out_and_cut(x: np.ndarray, cut: int, fade: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Noise components of the user channel: coloured noise, babble, mains hum, noise files.
 
-Each component is a unit-RMS signal over the whole session, rebuilt by `component_signal` from its
-meta record alone (plus the TTS backend for babble, the folder for files), so render, validation
+Each component is a unit-RMS signal over the whole session, rebuilt by `noise_signal` from its
+record in the microphone scene (schemas/timeline.Noise) alone (plus the TTS backend for babble, the folder for files), so render, validation
 and `stats` all produce the identical samples. The SNR gain is applied by the caller.
 
 * colour: 1/f^alpha noise (pipeline/acoustics.colored_noise), from a recorded seed.
@@ -23,6 +23,7 @@ import numpy as np
 
 from pipeline import acoustics as ac
 from pipeline.rooms import list_audio, load_audio
+from schemas.timeline import BabbleNoise, ColourNoise, FileNoise, HumNoise, Noise
 
 BABBLE_BANK_TALKERS = 12
 BABBLE_BANK_SECONDS = 24.0
@@ -54,10 +55,6 @@ BABBLE_SENTENCES: tuple[str, ...] = (
     "Apparently the museum is free on the first Sunday of every month.",
 )
 _BANKS: dict[str, list[np.ndarray]] = {}
-
-
-def colour_signal(seed: int, n: int, color: str, sample_rate: int) -> np.ndarray:
-    return ac.colored_noise(np.random.default_rng(seed), n, color, sample_rate)
 
 
 def babble_bank(tts: Any, sample_rate: int) -> list[np.ndarray]:
@@ -114,47 +111,50 @@ def hum_signal(seed: int, n: int, sample_rate: int, f0: float) -> np.ndarray:
     return _unit_rms(np.tile(x, n // sample_rate + 1)[:n])
 
 
-def draw_component(kind: str, rng: np.random.Generator, cfg: Any, n: int, sample_rate: int) -> dict[str, Any]:
-    """Draw a component's parameters (not its SNR) from the acoustics config; returns its meta record."""
+def draw_noise(kind: str, rng: np.random.Generator, cfg: Any, sample_rate: int, snr: Any) -> Noise:
+    """Draw a component's parameters from the acoustics config, then its SNR from the range `snr`."""
+    def snr_db() -> float:
+        return float(round(rng.uniform(snr.lo, snr.hi), 3))
+
     if kind == "babble":
         lo, hi = cfg.babble_talkers
         k = int(rng.integers(lo, hi + 1))
-        talkers = sorted(int(i) for i in rng.choice(BABBLE_BANK_TALKERS, size=k, replace=False))
-        return {"kind": kind, "talkers": talkers,
-                "offsets_s": [float(round(rng.uniform(0, BABBLE_BANK_SECONDS), 4)) for _ in talkers],
-                "gains_db": [float(round(rng.uniform(-6.0, 0.0), 3)) for _ in talkers],
-                "bank_version": BABBLE_BANK_VERSION}
+        talkers = tuple(sorted(int(i) for i in rng.choice(BABBLE_BANK_TALKERS, size=k, replace=False)))
+        offsets = tuple(float(round(rng.uniform(0, BABBLE_BANK_SECONDS), 4)) for _ in talkers)
+        gains = tuple(float(round(rng.uniform(-6.0, 0.0), 3)) for _ in talkers)
+        return BabbleNoise(talkers=talkers, offsets_s=offsets, gains_db=gains, bank_version=BABBLE_BANK_VERSION,
+                           snr_db=snr_db())
     if kind == "hum":
-        return {"kind": kind, "f0_hz": float([50.0, 60.0][int(rng.integers(2))]), "seed": int(rng.integers(2**31))}
+        f0 = float([50.0, 60.0][int(rng.integers(2))])
+        return HumNoise(f0_hz=f0, seed=int(rng.integers(2**31)), snr_db=snr_db())
     if kind == "file":
         files = list_audio(cfg.noise_dir)
         if not files:
             raise ValueError(f"no wav/flac noise files under {cfg.noise_dir}")
         rel = files[int(rng.integers(len(files)))]
         x, sha = load_audio(str(Path(cfg.noise_dir) / rel), sample_rate)
-        return {"kind": kind, "root": str(Path(cfg.noise_dir).resolve()), "path": rel, "sha256": sha,
-                "offset": int(rng.integers(max(len(x), 1)))}
+        return FileNoise(root=str(Path(cfg.noise_dir).resolve()), path=rel, sha256=sha,
+                         offset=int(rng.integers(max(len(x), 1))), snr_db=snr_db())
     raise ValueError(f"unknown noise component {kind!r}")
 
 
-def component_signal(m: dict[str, Any], n: int, sample_rate: int, tts: Any = None) -> np.ndarray:
-    """The unit-RMS signal a component meta record describes (float64, length n)."""
-    kind = m["kind"]
-    if kind == "colour":
-        return colour_signal(m["seed"], n, m["color"], sample_rate).astype(np.float64)
-    if kind == "babble":
+def noise_signal(noise: Noise, n: int, sample_rate: int, tts: Any = None) -> np.ndarray:
+    """The unit-RMS signal a noise of the microphone scene describes, length n (float32 for the
+    coloured noise, float64 for the others, as they have always been mixed)."""
+    if isinstance(noise, ColourNoise):
+        return ac.colored_noise(np.random.default_rng(noise.seed), n, noise.color, sample_rate)
+    if isinstance(noise, BabbleNoise):
         if tts is None:
             raise ValueError("babble needs the TTS backend to rebuild its talker bank")
         bank = babble_bank(tts, sample_rate)
         x = np.zeros(n)
-        for t, off, g in zip(m["talkers"], m["offsets_s"], m["gains_db"]):
+        for t, off, g in zip(noise.talkers, noise.offsets_s, noise.gains_db):
             x += ac.db_to_amp(g) * _loop(bank[t], int(round(off * sample_rate)) % len(bank[t]), n)
         return _unit_rms(x)
-    if kind == "hum":
-        return hum_signal(m["seed"], n, sample_rate, m["f0_hz"])
-    if kind == "file":
-        x, sha = load_audio(str(Path(m["root"]) / m["path"]), sample_rate)
-        if sha != m["sha256"]:
-            raise ValueError(f"noise file {m['path']} changed since rendering (sha256 {sha} != {m['sha256']})")
-        return _unit_rms(_loop(x, m["offset"] % len(x), n))
-    raise ValueError(f"unknown noise component {kind!r}")
+    if isinstance(noise, HumNoise):
+        return hum_signal(noise.seed, n, sample_rate, noise.f0_hz)
+    assert isinstance(noise, FileNoise)
+    x, sha = load_audio(str(Path(noise.root) / noise.path), sample_rate)
+    if sha != noise.sha256:
+        raise ValueError(f"noise file {noise.path} changed since rendering (sha256 {sha} != {noise.sha256})")
+    return _unit_rms(_loop(x, noise.offset % len(x), n))

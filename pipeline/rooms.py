@@ -2,7 +2,8 @@
 
 Convolution and resampling use scipy.signal (`oaconvolve`, `resample_poly`), like every filter
 in pipeline/acoustics.py: one kept library, float64, deterministic, inspectable designs.
-Room impulse responses come from one of three sources, each regenerable from what meta records:
+Room impulse responses come from one of three sources, each regenerable from its record in the
+microphone scene (schemas/timeline.Room):
 
 * `exp`: a synthetic RIR: unit direct path at sample 0, then a Gaussian tail whose energy decays
   60 dB in `rt60_s` and whose energy relative to the direct path is `-drr_db` (Polack's model).
@@ -24,6 +25,8 @@ from typing import Any
 
 import numpy as np
 from scipy import signal
+
+from schemas.timeline import ExpRoom, FileRoom, Room, ShoeboxRoom
 
 AUDIO_EXTS = (".wav", ".flac")
 DECAY_60DB = np.log(1000.0)   # amplitude factor of a 60 dB energy decay, natural log
@@ -99,36 +102,48 @@ def file_rir(path: str, sample_rate: int) -> tuple[np.ndarray, str]:
     return x[k:] / x[k], sha
 
 
-def rir_from_meta(m: dict[str, Any], sample_rate: int) -> np.ndarray:
-    """Rebuild the RIR a meta record describes (what render drew)."""
-    if m["kind"] == "exp":
-        return exp_rir(m["seed"], sample_rate, m["rt60_s"], m["drr_db"])
-    if m["kind"] == "shoebox":
-        return shoebox_rir(m["seed"], sample_rate, m["rt60_s"])[0]
-    h, sha = file_rir(str(Path(m["root"]) / m["path"]), sample_rate)
-    if sha != m["sha256"]:
-        raise ValueError(f"RIR file {m['path']} changed since rendering (sha256 {sha} != {m['sha256']})")
+def room_rir(room: Room, sample_rate: int) -> np.ndarray:
+    """The RIR a room of the microphone scene describes (what `draw_room` drew)."""
+    if isinstance(room, ExpRoom):
+        return exp_rir(room.seed, sample_rate, room.rt60_s, room.drr_db)
+    if isinstance(room, ShoeboxRoom):
+        return shoebox_rir(room.seed, sample_rate, room.rt60_s)[0]
+    h, sha = file_rir(str(Path(room.root) / room.path), sample_rate)
+    if sha != room.sha256:
+        raise ValueError(f"RIR file {room.path} changed since rendering (sha256 {sha} != {room.sha256})")
     return h
 
 
-def draw_rir(rng: np.random.Generator, cfg: Any, sample_rate: int) -> tuple[np.ndarray, dict[str, Any]]:
-    """Draw a room from the acoustics config; returns the RIR and its meta record."""
+def _shoebox(seed: int, sample_rate: int, rt60_s: float) -> ShoeboxRoom:
+    info = shoebox_rir(seed, sample_rate, rt60_s)[1]
+    return ShoeboxRoom(seed=seed, rt60_s=rt60_s, **info)
+
+
+def draw_room(rng: np.random.Generator, cfg: Any, sample_rate: int) -> Room:
+    """Draw a room from the acoustics config."""
     kind = str(cfg.reverb_kinds[int(rng.integers(len(cfg.reverb_kinds)))])
     seed = int(rng.integers(2**31))
     rt60 = float(round(rng.uniform(cfg.rt60_s.lo, cfg.rt60_s.hi), 4))
     if kind == "exp":
-        drr = float(round(rng.uniform(cfg.drr_db.lo, cfg.drr_db.hi), 3))
-        m = {"kind": kind, "seed": seed, "rt60_s": rt60, "drr_db": drr}
-        return exp_rir(seed, sample_rate, rt60, drr), m
+        return ExpRoom(seed=seed, rt60_s=rt60, drr_db=float(round(rng.uniform(cfg.drr_db.lo, cfg.drr_db.hi), 3)))
     if kind == "shoebox":
-        h, info = shoebox_rir(seed, sample_rate, rt60)
-        return h, {"kind": kind, "seed": seed, "rt60_s": rt60, **info}
+        return _shoebox(seed, sample_rate, rt60)
     files = list_audio(cfg.rir_dir)
     if not files:
         raise ValueError(f"no wav/flac RIRs under {cfg.rir_dir}")
     rel = files[int(rng.integers(len(files)))]
-    h, sha = file_rir(str(Path(cfg.rir_dir) / rel), sample_rate)
-    return h, {"kind": kind, "root": str(Path(cfg.rir_dir).resolve()), "path": rel, "sha256": sha}
+    sha = file_rir(str(Path(cfg.rir_dir) / rel), sample_rate)[1]
+    return FileRoom(root=str(Path(cfg.rir_dir).resolve()), path=rel, sha256=sha)
+
+
+def echo_room(rng: np.random.Generator, room: Room, sample_rate: int) -> Room:
+    """The loudspeaker's path to the mic: the same room, another position (own seed); a measured
+    RIR stays the one file (there is no other position to draw)."""
+    if isinstance(room, ExpRoom):
+        return room.model_copy(update={"seed": int(rng.integers(2**31))})
+    if isinstance(room, ShoeboxRoom):
+        return _shoebox(int(rng.integers(2**31)), sample_rate, room.rt60_s)
+    return room
 
 
 def apply_rir(x: np.ndarray, h: np.ndarray) -> np.ndarray:
@@ -147,14 +162,14 @@ def quantise_like_flac(x: np.ndarray) -> np.ndarray:
     return np.clip(np.round(x.astype(np.float64) * 32767.0), -32768, 32767) / 32768.0
 
 
-def echo_signal(assistant_stored: np.ndarray, sample_rate: int, m: dict[str, Any],
+def echo_signal(assistant_stored: np.ndarray, sample_rate: int, gain: float, delay_s: float,
                 rir: np.ndarray | None = None) -> np.ndarray:
     """The assistant's voice as the mic hears it: delayed, scaled, through the echo-path room if any."""
     n = len(assistant_stored)
-    d = int(round(m["delay_s"] * sample_rate))
+    d = int(round(delay_s * sample_rate))
     y = np.zeros(n, dtype=np.float64)
     if d < n:
-        y[d:] = assistant_stored[: n - d] * m["gain"]
+        y[d:] = assistant_stored[: n - d] * gain
     if rir is not None:
         y = signal.oaconvolve(y, rir)[:n]
     return y

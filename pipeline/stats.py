@@ -25,6 +25,7 @@ import numpy as np
 from generators.intervals import dialogue_figures, ipus_from_segments, transitions
 from pipeline import vad
 from pipeline.delegation_stats import DelegationRowStats, aggregate_delegation, analyse_delegation, format_delegation
+from schemas.timeline import BabbleNoise, TimelineSpec
 from schemas.trajectory import Event, attrs_of
 from schemas.vocab import Decision, EventKind, Role
 
@@ -62,24 +63,26 @@ class RowStats:
 def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> RowStats:
     """Stats of one stored trajectory (a dict as pyarrow returns it)."""
     from pipeline.io import decode_audio
-    from pipeline.render import NOISE, mic_scale, nonspeech_components, realised_snrs
+    from pipeline.mixer import own_speech
+    from pipeline.scene import measure_snrs
+    from pipeline.tts import tts_from_identity
 
     user, sr = decode_audio(row["user_audio"]["bytes"])
     asst, _ = decode_audio(row["assistant_audio"]["bytes"])
     meta = json.loads(row["meta"]) if row.get("meta") else {}
-    ac_meta = meta.get("acoustics") or {}
+    spec = TimelineSpec.from_meta(meta)
+    scene = spec.mic if spec is not None else None
     events = [Event(**{k: e[k] for k in ("id", "kind", "role", "start_s", "end_s", "text", "attrs")})
               for e in row["events"]]
     snr: dict[str, tuple[float, float]] = {}
     mic = user.astype(np.float64)
-    if ac_meta:
-        comps = nonspeech_components(len(user), asst, ac_meta, sr, tts, meta.get("tts"))
-        if comps:
-            own = mic / mic_scale(ac_meta) - sum(comps.values())
-            if clean:
-                mic = own
-            if any(k.startswith(NOISE) for k in comps):
-                snr = realised_snrs(user, events, ac_meta, sr, asst, tts, meta.get("tts"))
+    if scene is not None and (scene.noises or scene.echo is not None):
+        if tts is None and any(isinstance(x, BabbleNoise) for x in scene.noises):
+            tts = tts_from_identity(meta.get("tts"))
+        own, comps = own_speech(user, asst, scene, sr, tts)
+        if clean:
+            mic = own
+        snr = measure_snrs(own, comps, events, scene, sr)
     segs = {Role.USER: vad.speech_intervals(mic, sr), Role.ASSISTANT: vad.speech_intervals(asst, sr)}
     ipus = ipus_from_segments(segs)
     fig = dialogue_figures(ipus)

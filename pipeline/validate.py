@@ -25,9 +25,13 @@ import numpy as np
 from generators.harness.format import has_protocol_leak
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
-from pipeline.render import NOISE, realised_snrs
+from pipeline.mixer import render_audio
+from pipeline.rooms import quantise_like_flac
+from pipeline.scene import realised_snrs
+from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
+from schemas.timeline import META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, TaskOutcome,
                            TaskStatus, Trigger)
@@ -103,6 +107,18 @@ class RowView:
     @cached_property
     def meta(self) -> dict[str, Any]:
         return json.loads(self.row.meta)
+
+    @cached_property
+    def timeline(self) -> TimelineSpec | None:
+        """The row's timeline description (meta.timeline), or None when it holds none."""
+        return TimelineSpec.from_meta(self.meta)
+
+    @cached_property
+    def backend(self) -> Any:
+        """The TTS to re-render with: the one given, else the one meta.tts names, each line
+        synthesised once for every slow rule (None when meta names no backend we have)."""
+        tts = self.tts if self.tts is not None else tts_from_identity(self.meta.get("tts"))
+        return None if tts is None else CachedTTS(tts)
 
     @cached_property
     def script(self) -> Any:
@@ -281,13 +297,12 @@ def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
     if not v.kind(*OVERLAY_KINDS):
         return
     from pipeline.compose import ScheduleError, compose
-    from pipeline.render import _tts_from_identity as tts_from_identity
 
     script = v.script
     if script is None:
         yield "the row's script column does not hold a Script: cannot re-compose it without the overlay"
         return
-    tts = v.tts if v.tts is not None else tts_from_identity(v.meta.get("tts"))
+    tts = v.backend
     if tts is None:
         yield f"no TTS to re-compose with (meta.tts = {v.meta.get('tts')!r})"
         return
@@ -585,23 +600,52 @@ def no_clipping(v: RowView) -> Iterator[str]:
 
 
 def snr_realised(v: RowView) -> Iterator[str]:
-    """Every noise component's realised SNR is within SNR_TOLERANCE_DB of its draw.
+    """Every noise's realised SNR is within SNR_TOLERANCE_DB of its draw.
 
-    The user channel holds gain * (room(own speech) + other talkers + echo + noises) (pipeline/render);
-    each non-speech component is rebuilt from meta["acoustics"] and subtracted, and what is left is
-    compared with each noise over the user-speech mask.
+    The user channel holds gain * (room(own speech) + other talkers + echo + noises); the one
+    renderer (pipeline/mixer) rebuilds each non-speech component from the row's mic scene, they are
+    subtracted, and what is left is compared with each noise over the user-speech mask.
     """
-    acoustics = v.meta.get("acoustics") or {}
-    if not (acoustics.get(NOISE) or acoustics.get("noises")):
+    spec = v.timeline
+    if spec is None or spec.mic is None or not spec.mic.noises:
         return
     try:
-        snrs = realised_snrs(v.user, v.events, acoustics, v.sr, assistant=v.asst, tts_identity=v.meta.get("tts"))
+        snrs = realised_snrs(v.user, v.events, spec.mic, v.sr, assistant=v.asst, tts=v.backend)
     except (ValueError, OSError) as err:
         yield f"cannot rebuild the recorded noise: {err}"
         return
     for name, (drawn, est) in snrs.items():
         if not np.isfinite(est) or abs(est - drawn) > SNR_TOLERANCE_DB:
             yield f"{name}: realised SNR {est:.2f} dB vs drawn {drawn:.2f} dB"
+
+
+def timeline_renders_audio(v: RowView) -> Iterator[str]:
+    """The stored audio is what the row's own timeline description renders (schemas/timeline.py).
+
+    Re-rendered through the one renderer with the TTS meta names, then put through the same 16-bit
+    quantisation as FLAC: the samples must be equal, not close.
+    """
+    spec = v.timeline
+    if spec is None:
+        yield f"meta has no {META_KEY!r} description to re-render the row from"
+        return
+    if v.backend is None:
+        yield f"no TTS to re-render with (meta.tts = {v.meta.get('tts')!r})"
+        return
+    try:
+        user, asst = render_audio(spec, v.backend)
+    except (ValueError, OSError) as err:
+        yield f"cannot re-render the timeline: {err}"
+        return
+    for name, got, want in (("assistant_audio", v.asst, asst), ("user_audio", v.user, user)):
+        want_q = quantise_like_flac(want)
+        if len(got) != len(want_q):
+            yield f"{name}: {len(got)} samples stored, the timeline renders {len(want_q)}"
+            continue
+        bad = np.flatnonzero(got.astype(np.float64) != want_q)
+        if len(bad):
+            yield (f"{name}: {len(bad)} samples differ from the re-rendered timeline, first at "
+                   f"{bad[0] / v.sr:.3f} s")
 
 
 RULES: tuple[Rule, ...] = (
@@ -629,6 +673,8 @@ RULES: tuple[Rule, ...] = (
     Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),
     Rule("no_clipping", no_clipping, "no sample at full scale"),
     Rule("snr_realised", snr_realised, "§5 realised SNRs match the draws within 0.5 dB"),
+    Rule("timeline_renders_audio", timeline_renders_audio, "the stored audio is what meta.timeline renders",
+         slow=True),
 )
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
 

@@ -296,11 +296,12 @@ class TimingConfig(_Strict):
 
 
 class AcousticsConfig(_Strict):
-    """User-channel acoustics (pipeline/render.py). Every draw is recorded in meta["acoustics"].
+    """User-channel acoustics (pipeline/scene.py). Every draw is recorded in the row's mic scene
+    (meta["timeline"]["mic"], schemas/timeline.MicScene).
 
     The microphone hears gain * (room(user speech) + other talkers + echo + noises), scaled down as
     a whole if it would clip. Each noise component has its own SNR, measured over the user's own
-    (reverberant) speech; validation regenerates every component from meta and checks each one.
+    (reverberant) speech; validation regenerates every component from the scene and checks each one.
     The first block is what default outputs always had; everything after it is off (probability
     0) unless a config or preset (`natural`) switches it on. Moshi's ranges are in the comments.
     SNRs lie within [SNR_DB_MIN, SNR_DB_MAX] dB; whether noise_dir / rir_dir hold audio is checked

@@ -6,6 +6,9 @@ import pytest
 from scipy import signal
 
 from pipeline import acoustics as ac
+from pipeline.mixer import apply_ops
+from schemas.timeline import FD_BENCH_RECIPES
+from schemas.vocab import EventKind
 
 SR = 16_000
 
@@ -61,7 +64,7 @@ def test_other_directed_recipe_response():
     assert _gain_at(b, a, 4000.0) == pytest.approx(-2.5, abs=0.3)     # shelf midpoint
     imp = np.zeros(SR // 2, np.float32)
     imp[0] = 1.0
-    y = ac.other_directed(imp, SR)
+    y = apply_ops(imp, FD_BENCH_RECIPES[EventKind.OTHER_DIRECTED], SR)
     direct = y[:40]
     # total direct-path gain at low frequency is -8 dB; reflections at 45 ms (-6 dB) and 120 ms (-12 dB)
     assert 20 * np.log10(abs(direct.sum())) == pytest.approx(-8.0, abs=0.3)
@@ -77,7 +80,7 @@ def test_background_recipe_response():
     db = 20 * np.log10(np.abs(h))
     assert db[0] == pytest.approx(0.0, abs=0.1) and db[1] == pytest.approx(-3.0, abs=0.2) and db[2] < -30
     tone = np.sin(2 * np.pi * 500 * np.arange(2 * SR) / SR).astype(np.float32)
-    y = ac.background_speech(tone, SR)
+    y = apply_ops(tone, FD_BENCH_RECIPES[EventKind.BACKGROUND_SPEECH], SR)
     # steady-state 500 Hz: -15 dB direct plus an echo at 100 ms, -10 dB (1/sqrt(10) amplitude) in phase (50 cycles)
     expected = 20 * np.log10(ac.db_to_amp(-15) * (1 + ac.db_to_amp(-10)))
     rms = np.sqrt(np.mean(y[SR // 2: SR] ** 2)) * np.sqrt(2)
@@ -100,7 +103,10 @@ import soundfile as sf  # noqa: E402
 from pipeline import noises, rooms  # noqa: E402
 from pipeline.io import decode_audio  # noqa: E402
 from generators.registry import plan_trajectory  # noqa: E402
-from pipeline.render import mic_scale, realised_snrs, render_trajectory  # noqa: E402
+from pipeline.mixer import mic_scale, render_audio  # noqa: E402
+from pipeline.render import render_trajectory  # noqa: E402
+from pipeline.scene import realised_snrs  # noqa: E402
+from schemas.timeline import TimelineSpec  # noqa: E402
 from pipeline.validate import validate_row  # noqa: E402
 from schemas.config import AcousticsConfig, RunConfig  # noqa: E402
 
@@ -112,7 +118,7 @@ def _render(espeak, seed=3, scenario="backchannel", **acoustics):
     row = render_trajectory(cfg=cfg, traj_id="t", script=plan_trajectory(cfg, scenario, seed), tts=espeak)
     user, sr = decode_audio(row.user_audio.bytes)
     asst, _ = decode_audio(row.assistant_audio.bytes)
-    return row, user, asst, json.loads(row.meta)["acoustics"]
+    return row, user, asst, TimelineSpec.from_meta(json.loads(row.meta)).mic
 
 
 @pytest.fixture(scope="module")
@@ -132,23 +138,23 @@ def noise_dir(tmp_path_factory):
 
 @pytest.mark.parametrize("seed", [3, 8])
 def test_every_component_realised_snr_within_half_db(espeak, noise_dir, seed):
-    row, user, asst, ac_meta = _render(espeak, seed=seed, noise_file_prob=1.0, noise_dir=noise_dir,
-                                       reverb_kinds=("exp",), **EVERYTHING)
-    kinds = {m["kind"] for m in ac_meta["noises"]}
-    assert kinds == {"babble", "hum", "file"} and ac_meta["noise"] and ac_meta["echo"] and ac_meta["reverb"]
-    snrs = realised_snrs(user, row.events, ac_meta, row.sample_rate, assistant=asst, tts=espeak)
+    row, user, asst, scene = _render(espeak, seed=seed, noise_file_prob=1.0, noise_dir=noise_dir,
+                                     reverb_kinds=("exp",), **EVERYTHING)
+    assert [m.kind for m in scene.noises] == ["colour", "babble", "hum", "file"] and scene.echo and scene.room
+    snrs = realised_snrs(user, row.events, scene, row.sample_rate, assistant=asst, tts=espeak)
     assert set(snrs) == {"noise", "noise.babble", "noise.hum", "noise.file"}
     for name, (drawn, realised) in snrs.items():
         assert abs(realised - drawn) < 0.5, (name, drawn, realised)
     assert validate_row(row, expect_tokens=False) == []
-    file_meta = next(m for m in ac_meta["noises"] if m["kind"] == "file")
-    assert file_meta["path"] in ("noise/street.flac", "noise/free-sound/hvac.wav") and len(file_meta["sha256"]) == 16
+    file_noise = next(m for m in scene.noises if m.kind == "file")
+    assert file_noise.path in ("noise/street.flac", "noise/free-sound/hvac.wav") and len(file_noise.sha256) == 16
 
 
 def test_validation_catches_a_wrong_recorded_snr(espeak):
     row, *_ = _render(espeak, noise_prob=1.0, hum_prob=1.0)
     meta = json.loads(row.meta)
-    meta["acoustics"]["noises"][0]["snr_db"] += 1.0
+    assert meta["timeline"]["mic"]["noises"][1]["kind"] == "hum"
+    meta["timeline"]["mic"]["noises"][1]["snr_db"] += 1.0
     bad = row.model_copy(update={"meta": json.dumps(meta)})
     assert [v.rule for v in validate_row(bad, expect_tokens=False)] == ["snr_realised"]
 
@@ -167,36 +173,36 @@ def test_echo_delay_and_gain_recovered_by_cross_correlation(espeak):
     for seed in (2, 5, 11):
         row, user, asst, m = _render(espeak, seed=seed, noise_prob=0.0, echo_prob=1.0, echo_gain=(0.05, 0.2),
                                      gain_prob=1.0)
-        echo = m["echo"]
+        echo = m.echo
         sr = row.sample_rate
         # normalised cross-correlation of the mic with the assistant channel, lags 0..600 ms
         n = 1 << int(np.ceil(np.log2(2 * len(user))))
         xc = np.fft.irfft(np.fft.rfft(user, n) * np.conj(np.fft.rfft(asst, n)), n)[: int(0.6 * sr)]
         lag = int(np.argmax(xc))
         coupling = xc[lag] / float(np.sum(asst.astype(np.float64) ** 2))
-        assert abs(lag / sr - echo["delay_s"]) * 1000 <= 5.0
-        expected_db = 20 * np.log10(echo["gain"] * mic_scale(m))
+        assert abs(lag / sr - echo.delay_s) * 1000 <= 5.0
+        expected_db = 20 * np.log10(echo.gain * mic_scale(m))
         assert abs(20 * np.log10(coupling) - expected_db) <= 1.0, (seed, coupling, expected_db)
 
 
 def test_echo_through_the_room_keeps_its_direct_path(espeak):
     row, user, asst, m = _render(espeak, seed=4, noise_prob=0.0, echo_prob=1.0, reverb_prob=1.0,
                                  echo_gain=(0.1, 0.2), drr_db=(6.0, 12.0))
-    assert m["echo"]["rir"]["seed"] != m["reverb"]["seed"]    # another position in the same room
+    assert m.echo.room.seed != m.room.seed and m.echo.room.rt60_s == m.room.rt60_s   # another position, same room
     sr = row.sample_rate
     n = 1 << int(np.ceil(np.log2(2 * len(user))))
     xc = np.fft.irfft(np.fft.rfft(user, n) * np.conj(np.fft.rfft(asst, n)), n)[: int(0.6 * sr)]
     lag = int(np.argmax(xc))
-    assert abs(lag / sr - m["echo"]["delay_s"]) * 1000 <= 5.0
+    assert abs(lag / sr - m.echo.delay_s) * 1000 <= 5.0
     coupling = xc[lag] / float(np.sum(asst.astype(np.float64) ** 2))
-    assert abs(20 * np.log10(coupling / (m["echo"]["gain"] * mic_scale(m)))) <= 1.0
+    assert abs(20 * np.log10(coupling / (m.echo.gain * mic_scale(m)))) <= 1.0
 
 
 def test_no_sample_clips_at_the_loudest_settings(espeak):
     row, user, asst, m = _render(espeak, seed=6, user_gain_db=(15.0, 15.0), snr_db=(-6.0, -6.0),
                                  babble_prob=1.0, babble_snr_db=(0.0, 0.0), echo_prob=1.0, echo_gain=(0.2, 0.2),
                                  noise_prob=1.0)
-    assert m["clip_guard_scale"] < 1.0
+    assert m.clip_guard_scale < 1.0
     assert float(np.max(np.abs(user))) <= 0.951 and float(np.max(np.abs(asst))) < 1.0
     assert validate_row(row, expect_tokens=False) == []
 
@@ -221,10 +227,10 @@ def _decay_rt60(y: np.ndarray, start: int, sr: int) -> float:
 
 def test_reverb_tail_on_rendered_user_channel(espeak):
     row, user, asst, m = _render(espeak, seed=7, noise_prob=0.0, reverb_prob=1.0, rt60_s=(0.5, 0.8), drr_db=(0.0, 3.0))
-    rt60 = m["reverb"]["rt60_s"]
+    rt60 = m.room.rt60_s
     sr = row.sample_rate
     # the room's own decay, measured on a burst through the same regenerated RIR
-    h = rooms.rir_from_meta(m["reverb"], sr)
+    h = rooms.room_rir(m.room, sr)
     burst = np.zeros(3 * sr, np.float32)
     burst[: sr] = np.random.default_rng(0).standard_normal(sr).astype(np.float32)
     assert _decay_rt60(rooms.apply_rir(burst, h), sr, sr) == pytest.approx(rt60, rel=0.2)
@@ -254,12 +260,12 @@ def test_fd_bench_transfer_functions_on_noise():
         sel = (f >= f_lo) & (f <= f_hi)
         return 20 * np.log10(np.mean(np.abs(pxy[sel] / pxx[sel])))
 
-    bg = ac.background_speech(x, SR)
+    bg = apply_ops(x, FD_BENCH_RECIPES[EventKind.BACKGROUND_SPEECH], SR)
     # -15 dB in the pass band, -3 dB more at the 3 kHz corner, far below above it
     assert band_gain(bg, 400, 600) == pytest.approx(-15.0, abs=1.0)
     assert band_gain(bg, 2950, 3050) == pytest.approx(-18.0, abs=1.0)
     assert band_gain(bg, 5000, 6000) < -45
-    od = ac.other_directed(x, SR)
+    od = apply_ops(x, FD_BENCH_RECIPES[EventKind.OTHER_DIRECTED], SR)
     lo, hi = band_gain(od, 300, 700), band_gain(od, 6500, 7500)
     assert lo == pytest.approx(-8.0, abs=1.5)
     assert hi - lo == pytest.approx(-5.0, abs=1.0)          # the high shelf, measured on the output
@@ -268,8 +274,9 @@ def test_fd_bench_transfer_functions_on_noise():
 def test_babble_bank_is_fixed_and_components_regenerate(espeak):
     bank = noises.babble_bank(espeak, SR)
     assert len(bank) == noises.BABBLE_BANK_TALKERS and all(len(b) >= noises.BABBLE_BANK_SECONDS * SR for b in bank)
-    m = noises.draw_component("babble", np.random.default_rng(0), AcousticsConfig(), 5 * SR, SR)
-    a, b = noises.component_signal(m, 5 * SR, SR, espeak), noises.component_signal(m, 5 * SR, SR, espeak)
+    cfg = AcousticsConfig()
+    m = noises.draw_noise("babble", np.random.default_rng(0), cfg, SR, cfg.babble_snr_db)
+    a, b = noises.noise_signal(m, 5 * SR, SR, espeak), noises.noise_signal(m, 5 * SR, SR, espeak)
     assert np.array_equal(a, b) and np.sqrt(np.mean(a ** 2)) == pytest.approx(1.0)
     hum = noises.hum_signal(4, 3 * SR, SR, 50.0)
     spec = np.abs(np.fft.rfft(hum))
@@ -287,19 +294,21 @@ def test_default_config_renders_what_it_always_did(espeak):
     """No new component switched on: the user channel equals the original mixing code, sample for sample."""
     from generators.registry import plan_script
     from pipeline.compose import compose
-    from pipeline.render import render_user_channel, snr_masks
+    from pipeline.render import render_mic
+    from pipeline.scene import snr_masks
+    from schemas.timeline import Stem
 
     cfg = RunConfig()
     for seed in (1, 2, 3):
         tl = compose(plan_script("backchannel", seed, cfg.timing), espeak, SR, 1.0)
-        got, meta, _ = render_user_channel(tl, cfg, np.random.default_rng([seed, 1]), tl.render_stem("assistant"))
-        assert set(meta) == {"user_gain_db", "noise", "clip_guard_scale"}
+        got, scene, _ = render_mic(tl, cfg, np.random.default_rng([seed, 1]), tl.render_stem(Stem.ASSISTANT))
+        assert scene.room is None and scene.echo is None and [x.kind for x in scene.noises] in ([], ["colour"])
         # the pre-realism implementation
         rng = np.random.default_rng([seed, 1])
         a = cfg.acoustics
         gain_db = float(round(rng.uniform(a.user_gain_db.lo, a.user_gain_db.hi), 3))
-        own = tl.render_stem("user")
-        mix = own + tl.render_stem("overlay")
+        own = tl.render_stem(Stem.USER)
+        mix = own + tl.render_stem(Stem.OVERLAY)
         if rng.random() < a.noise_prob:
             color = str(a.noise_colors[int(rng.integers(len(a.noise_colors)))])
             snr = float(round(rng.uniform(a.snr_db.lo, a.snr_db.hi), 3))

@@ -104,7 +104,7 @@ def test_user_never_talks_over_their_own_backchannel(tone_tts):
 
 
 def test_controller_pulls_sessions_to_their_targets(espeak):
-    from pipeline.compose import _State, _realised
+    from pipeline.compose import realised_figures
 
     base = load_config(None, preset="natural")
 
@@ -116,9 +116,7 @@ def test_controller_pulls_sessions_to_their_targets(espeak):
             seed = trajectory_seed(3, j)
             tl = compose(plan_script("conversation", seed, timing), espeak, SR, 1.0)
             targets = json.loads(json.dumps(tl.stats.get("control_targets") or {}))
-            st = _State(sr=SR, U=SR)
-            st.tracks, st.events = tl.tracks, [{"id": e.id, "role": e.role} for e in tl.events]
-            f = _realised(st)
+            f = realised_figures(tl)
             if not targets:   # uncontrolled: compare with the targets the controlled twin draws
                 tl2 = compose(plan_script("conversation", seed, ctl), espeak, SR, 1.0)
                 targets = tl2.stats["control_targets"]

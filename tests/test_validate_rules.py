@@ -20,6 +20,11 @@ from schemas.trajectory import TrajectoryRow
 from tests.generated import attrs, find_event, find_relay, find_truncated_turn
 
 
+# An edit of the stored audio also makes it differ from what the row's own timeline description
+# renders, so every audio mutation fires this rule beside the one it targets.
+RERENDER = "timeline_renders_audio"
+
+
 def fired(row: TrajectoryRow) -> set[str]:
     return {v.rule for v in validate_row(row, expect_tokens=False, recompose=True)}
 
@@ -73,21 +78,21 @@ def m_unit_index(g):
 def m_rule1(g):
     row = g.situation("turn_taking")
     edit_audio(row, "assistant_audio", lambda x, U: tone(x, U // 4, U // 2))   # an assistant sound in window 0
-    return row, {"rule1_silent_window0"}
+    return row, {"rule1_silent_window0", RERENDER}
 
 
 def m_listen_silent(g):
     row = g.situation("turn_taking")
     k = next(u.index for u in row.units if u.decision == "listen" and u.index >= 1 and u.index + 1 < len(row.units))
     edit_audio(row, "assistant_audio", lambda x, U: tone(x, (k + 1) * U + U // 4, (k + 1) * U + U // 2))
-    return row, {"listen_silent"}
+    return row, {"listen_silent", RERENDER}
 
 
 def m_speak_active(g):
     row = g.situation("turn_taking")
     k = next(u.index for u in row.units if u.decision == "speak" and row.units[u.index + 1].decision == "speak")
     edit_audio(row, "assistant_audio", lambda x, U: x.__setitem__(slice((k + 1) * U, (k + 2) * U), 0.0))
-    return row, {"speak_active"}
+    return row, {"speak_active", RERENDER}
 
 
 def m_token_counts(g):
@@ -237,16 +242,26 @@ def m_no_clipping(g):
     row = g.situation("turn_taking")
     k = next(u.index for u in row.units if u.decision == "speak")
     edit_audio(row, "assistant_audio", lambda x, U: x.__setitem__((k + 1) * U + U // 2, 1.0))
-    return row, {"no_clipping"}
+    return row, {"no_clipping", RERENDER}
 
 
 def m_snr_realised(g):
     row = g.situation("turn_taking")
     meta = json.loads(row.meta)
-    assert meta["acoustics"]["noise"], "the fixture row has no noise draw"
-    meta["acoustics"]["noise"]["snr_db"] += 3.0
+    noises = meta["timeline"]["mic"]["noises"]
+    assert noises, "the fixture row has no noise draw"
+    noises[0]["snr_db"] += 3.0   # the recorded draw, not the level it was mixed at
     row.meta = json.dumps(meta, sort_keys=True)
     return row, {"snr_realised"}
+
+
+def m_timeline_renders_audio(g):
+    row = g.situation("turn_taking")
+    meta = json.loads(row.meta)
+    track = next(t for t in meta["timeline"]["tracks"] if t["stem"] == "assistant")
+    track["offset"] += 1   # the description says one sample later than the audio holds it
+    row.meta = json.dumps(meta, sort_keys=True)
+    return row, {RERENDER}
 
 
 MUTATIONS: dict[str, Callable] = {
@@ -274,6 +289,7 @@ MUTATIONS: dict[str, Callable] = {
     "task_outcome": m_task_outcome,
     "no_clipping": m_no_clipping,
     "snr_realised": m_snr_realised,
+    "timeline_renders_audio": m_timeline_renders_audio,
 }
 
 

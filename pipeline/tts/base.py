@@ -18,7 +18,7 @@ import numpy as np
 
 from schemas.script import VoiceSpec
 
-__all__ = ["WordTiming", "Synthesis", "TTSBackend"]
+__all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +71,22 @@ class TTSBackend(Protocol):
     def identity(self) -> dict[str, Any]:
         """Engine name, version and output-shaping settings, recorded in dataset manifests."""
         ...
+
+
+class CachedTTS:
+    """A backend that synthesises each (text, voice, rate) once: re-composing and re-rendering a
+    row ask for the same lines again."""
+
+    def __init__(self, tts: TTSBackend) -> None:
+        self.tts = tts
+        self.name = getattr(tts, "name", "?")
+        self._cache: dict[tuple[str, Any, int], Synthesis] = {}
+
+    def synthesize(self, text: str, voice: Any, sample_rate: int) -> Synthesis:
+        key = (text, voice, sample_rate)
+        if key not in self._cache:
+            self._cache[key] = self.tts.synthesize(text, voice, sample_rate)
+        return self._cache[key]
+
+    def identity(self) -> dict[str, Any]:
+        return self.tts.identity()
