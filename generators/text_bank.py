@@ -4,10 +4,11 @@ Everything here draws from a caller-supplied ``numpy.random.Generator`` (the
 trajectory's own RNG), never from global random state, so a trajectory is
 reproducible from its seed.
 
-Content lives in :mod:`generators.banks` as templates with ``[a|b]`` alternations
-and ``{slot}`` references (see :mod:`generators.banks.engine`); this module turns
-them into the frozen dataclasses the planners consume, and provides the variety
-metrics (:func:`distinct_n`, :func:`max_sentence_share`) used to check the banks.
+Content lives in data files, ``generators/banks/<lang>/<domain>.yaml``, as templates
+with ``[a|b]`` alternations and ``{slot}`` references (see :mod:`generators.banks.engine`),
+loaded and linted by :mod:`generators.banks.loader`; this module turns them into the
+frozen dataclasses the planners consume, and provides the variety metrics
+(:func:`distinct_n`, :func:`max_sentence_share`) used to check the banks.
 
 All assistant text is plain spoken English for TTS: no markdown, lists, emojis,
 symbols or abbreviations; numbers may be digits.
@@ -17,15 +18,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 import numpy as np
 
-from .banks import chatter, delegations
-from .banks import ex_extra, ex_food, ex_home, ex_outdoors, ex_third
-from .banks import more_a, more_b, more_c, more_d, more_e, more_f
-from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy, with_extra
+from .banks import delegations
+from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy
+from .banks.loader import Bank, load_language
 from .harness import Execution, ToolCall
 
 __all__ = [
@@ -59,94 +59,15 @@ __all__ = [
     "split_sentences",
 ]
 
-# =========================================================================== scenario loading
+# =========================================================================== the bank
 
-_Extra = dict[tuple[str, str], tuple[tuple[str, ...], ...]]
+# The English bank (generators/banks/en/*.yaml), loaded and linted once per process.
+_BANK: Bank = load_language("en")
 
-
-def _merge(*extras: _Extra) -> _Extra:
-    """Combine extra-paraphrase tables that may extend the same scenario."""
-    out: _Extra = {}
-    for extra in extras:
-        for key, positions in extra.items():
-            if key in out:
-                positions = tuple(a + b for a, b in zip(out[key], positions, strict=True))
-            out[key] = positions
-    return out
-
-
-_NUMBER_START = re.compile(
-    r"^(\d|half|a quarter|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b"
-)
-_APPROX = re.compile(
-    r"\b([Aa]bout|[Rr]oughly) (?=\d|\{(?P<slot>\w+)\}|(?:half|a quarter|a third|an hour|a week|a day|a minute|"
-    r"one|two|three|four|five|six|seven|eight|nine|ten|fifteen|twenty|thirty|forty|fifty|sixty)\b)"
-)
-# (pattern, alternation) pairs that are safe in every context they appear in
-_SYNONYMS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\busually\b"), "[usually|typically|generally|normally]"),
-    (re.compile(r"\bUsually\b"), "[Usually|Typically|Generally|Normally]"),
-    (re.compile(r"\bmake sure\b"), "[make sure|be sure]"),
-    (re.compile(r"\bMake sure\b"), "[Make sure|Be sure]"),
-    (re.compile(r"\bplenty of\b"), "[plenty of|lots of]"),
-    (re.compile(r"\bprobably\b"), "[probably|likely]"),
-    (re.compile(r"(?<!goes )(?<!works )\bgreat\b(?! with)"), "[great|brilliant]"),
-    (re.compile(r"\bGreat\b"), "[Great|Brilliant]"),
-    (re.compile(r"\blovely\b"), "[lovely|wonderful]"),
-    (re.compile(r"\bLovely\b"), "[Lovely|Wonderful]"),
-    (re.compile(r"\bkilometres an hour\b"), "[kilometres an hour|kilometres per hour]"),
-    (re.compile(r"\bquickly\b"), "[quickly|fast]"),
-)
-
-
-def _numeric_slots(sc: Scenario) -> frozenset[str]:
-    """Slots whose rendered value reads as a number or amount (sampled once, deterministically)."""
-    rng = np.random.default_rng(12345)
-    names: set[str] = set()
-    for _ in range(3):
-        view = sc.view(sc.draw_slots(rng))
-        names |= {k for k, v in view.items() if _NUMBER_START.match(str(v))}
-    return frozenset(names)
-
-
-def _enrich_template(template: str, numeric: frozenset[str]) -> str:
-    """Add synonym alternations that are safe everywhere, to widen the wording."""
-
-    def approx(m: re.Match[str]) -> str:
-        slot = m.group("slot")
-        if slot is not None and slot not in numeric:
-            return m.group(0)
-        word = m.group(1)
-        opts = ["about", "around", "roughly"]
-        if word[0].isupper():
-            opts = [o.capitalize() for o in opts]
-        return "[" + "|".join(opts) + "] "
-
-    out = _APPROX.sub(approx, template)
-    for pattern, repl in _SYNONYMS:
-        out = pattern.sub(repl, out)
-    return out
-
-
-def _enrich(sc: Scenario) -> Scenario:
-    numeric = _numeric_slots(sc)
-    answer = tuple(tuple(_enrich_template(t, numeric) for t in options) for options in sc.answer)
-    return replace(sc, answer=answer)
-
-
-_SCENARIOS: tuple[Scenario, ...] = tuple(
-    _enrich(sc)
-    for sc in with_extra(
-        ex_outdoors.SCENARIOS + ex_food.SCENARIOS + ex_home.SCENARIOS + ex_extra.SCENARIOS + ex_third.SCENARIOS,
-        _merge(more_a.EXTRA, more_b.EXTRA, more_c.EXTRA, more_d.EXTRA, more_e.EXTRA, more_f.EXTRA),
-    )
-)
-
-DOMAINS: tuple[str, ...] = tuple(dict.fromkeys(sc.domain for sc in _SCENARIOS))
+DOMAINS: tuple[str, ...] = _BANK.domains
 
 _BY_DOMAIN: dict[str, tuple[Scenario, ...]] = {
-    d: tuple(sc for sc in _SCENARIOS if sc.domain == d) for d in DOMAINS
+    d: tuple(sc for sc in _BANK.scenarios if sc.domain == d) for d in DOMAINS
 }
 
 
@@ -212,31 +133,6 @@ class TimerContent:
 
 # =========================================================================== exchanges
 
-_GENERIC_USER_CORRECTIONS: tuple[str, ...] = (
-    "Actually, make that {new} instead.",
-    "Wait, sorry, I meant {new}.",
-    "Oh, not {old}, {new}.",
-    "Hang on, can you change that to {new}?",
-    "Sorry, I misspoke, it's {new}.",
-    "Actually, can we do {new} instead of {old}?",
-    "Um, actually, {new}, not {old}.",
-    "Oops, I meant {new}, sorry.",
-    "No wait, {new}.",
-    "Let me correct that, it should be {new}.",
-)
-
-_GENERIC_ACKS: tuple[str, ...] = (
-    "[Got it|Okay|Sure|Alright|Right], {new} [then|instead].",
-    "[Oh|Ah], {new}, not {old}. [No problem at all with {new}|Got it, {new} it is|Sure thing, {new}].",
-    "[Sure|Of course|No problem], switching [over|] to {new}.",
-    "[No problem|Okay|Sure], let me redo that with {new}.",
-    "[Noted|Understood|Okay], {new} [instead of {old}|it is|rather than {old}].",
-    "[Okay|Right|Sure], changing {old} to {new}.",
-    "[Ah, my mistake|Oh, sorry], {new} [it is|then].",
-    "[Right|Okay], so {new}, [not {old}|let me adjust].",
-)
-
-
 def _context(old: Slots, new: Slots, corr: Correction) -> dict[str, object]:
     ctx: dict[str, object] = dict(new)
     ctx.update({f"old_{k}": v for k, v in old.items()})
@@ -290,8 +186,8 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
         # prefer a request that mentions the slot being corrected
         mentions = tuple(t for t in sc.request if render(t, old, 0) != render(t, new, 0))
         request = render_rng(rng, mentions or sc.request, old)
-        correction = render_rng(rng, corr.user + (_GENERIC_USER_CORRECTIONS if corr.generic else ()), ctx)
-        ack = render_rng(rng, corr.ack + (_GENERIC_ACKS if corr.generic else ()), ctx)
+        correction = render_rng(rng, corr.user + (_BANK.generic_user_corrections if corr.generic else ()), ctx)
+        ack = render_rng(rng, corr.ack + (_BANK.generic_acks if corr.generic else ()), ctx)
         topic = render_rng(rng, sc.topic, old, capitalize=False)
         return Exchange(
             domain=sc.domain,
@@ -329,68 +225,52 @@ def draw_followup(rng: np.random.Generator, exclude_domain: str) -> Exchange:
 
 # =========================================================================== short phrases
 
-_DOMAIN_TOPIC = {
-    "weather": "the forecast",
-    "cooking": "the recipe",
-    "travel": "your trip",
-    "restaurants": "the restaurant booking",
-    "fitness": "your workout plan",
-    "shopping": "your shopping question",
-    "tech_help": "the fix for your device",
-    "music": "the music plan",
-    "finance": "your budget",
-    "home": "the home project",
-    "health": "the health tips",
-    "sports": "the sports plan",
-}
-
-
 def _topic_phrase(topic: str) -> str:
     topic = topic.strip().rstrip(".!?")
-    if topic in _DOMAIN_TOPIC:
-        return _DOMAIN_TOPIC[topic]
+    if topic in _BANK.domain_topics:
+        return _BANK.domain_topics[topic]
     return topic or "what we were talking about"
 
 
 def draw_resume_phrase(rng: np.random.Generator, topic: str) -> str:
     """The assistant picks a parked answer back up: "Anyway, back to your trip to Rome."."""
-    return render_rng(rng, chatter.RESUME, {"topic": _topic_phrase(topic)})
+    return render_rng(rng, _BANK.chatter.resume, {"topic": _topic_phrase(topic)})
 
 
 def draw_discard_ack(rng: np.random.Generator, topic: str) -> str:
     """Short acknowledgement after the user says stop: "Sure, I'll leave the recipe there."."""
-    return render_rng(rng, chatter.DISCARD, {"topic": _topic_phrase(topic)})
+    return render_rng(rng, _BANK.chatter.discard, {"topic": _topic_phrase(topic)})
 
 
 def draw_stop_request(rng: np.random.Generator) -> str:
     """The user cuts in to stop the assistant."""
-    return render_rng(rng, chatter.STOP)
+    return render_rng(rng, _BANK.chatter.stop)
 
 
 def draw_backchannel(rng: np.random.Generator) -> str:
     """A listener token that must not take the floor ("mm-hmm", "right")."""
-    return str(pick(rng, chatter.BACKCHANNELS))
+    return str(pick(rng, _BANK.chatter.backchannels))
 
 
 def draw_hesitation(rng: np.random.Generator) -> str:
     """A filler inside a user turn ("um", "let me think")."""
-    return str(pick(rng, chatter.HESITATIONS))
+    return str(pick(rng, _BANK.chatter.hesitations))
 
 
 def draw_other_directed(rng: np.random.Generator) -> str:
     """The user talking to someone else in the room."""
-    return render_rng(rng, chatter.OTHER_DIRECTED, chatter.other_slots(rng))
+    return render_rng(rng, _BANK.chatter.other_directed, _BANK.chatter.other_slots.draw(rng))
 
 
 def draw_background_speech(rng: np.random.Generator) -> str:
     """Speech by someone in the background (TV, radio, passer-by)."""
-    return render_rng(rng, chatter.BACKGROUND, chatter.other_slots(rng))
+    return render_rng(rng, _BANK.chatter.background, _BANK.chatter.other_slots.draw(rng))
 
 
 def draw_smalltalk(rng: np.random.Generator) -> tuple[str, str]:
     """(user line, assistant reply) small talk while a task runs."""
-    item = pick(rng, chatter.SMALLTALK)
-    slots = chatter.smalltalk_slots(rng)
+    item = pick(rng, _BANK.chatter.smalltalk)
+    slots = _BANK.chatter.smalltalk_slots.draw(rng)
     return render_rng(rng, item[0], slots), render_rng(rng, item[1], slots)
 
 
@@ -514,8 +394,15 @@ def revision_ack(rng: np.random.Generator, content: DelegationContent) -> str:
 
 def draw_timer(rng: np.random.Generator) -> TimerContent:
     """A 6-20 second timer with a varied acknowledgement and announcement."""
-    fields = chatter.make_timer(rng)
-    return TimerContent(**fields)  # type: ignore[arg-type]
+    c = _BANK.chatter
+    slots = c.timer_slots.draw(rng)
+    return TimerContent(
+        user_request=render_rng(rng, c.timer_request, slots),
+        ack=render_rng(rng, c.timer_ack, slots),
+        seconds=int(slots["seconds"]),  # type: ignore[call-overload]
+        label=str(slots["label"]),
+        announce=render_rng(rng, c.timer_announce, slots),
+    )
 
 
 # =========================================================================== metrics

@@ -20,8 +20,9 @@ import pytest
 from generators import text_bank as tb
 from generators.banks import delegations as D
 from generators.banks.engine import fill, money, spoken_time
-from generators.banks.ex_outdoors import TEAMS, weather_view
-from generators.banks.values import DAYS, WEEKDAYS
+from generators.banks.delegations import TEAMS
+from generators.harness.dates import DAYS, WEEKDAYS
+from generators.harness.weather import forecast
 from generators.harness import HarnessState, execute, run_task
 from generators.harness.format import has_protocol_leak
 from generators.harness.lookup import search
@@ -200,8 +201,8 @@ def test_relayed_numbers_all_come_from_the_result_or_the_request() -> None:
 def test_weather_relay_matches_the_harness_and_the_one_weather_model() -> None:
     for spec, c, ex, said in _relays(lambda s: s.tool == "weather", n=60, seed=5):
         day = next(d for d in DAYS if d[0] == c.call.args["day"])
-        # the harness and the bank share one weather model: the harness fields are weather_view's
-        assert dict(ex.fields) == weather_view({"city": c.call.args["city"], "day": day, "seed": int(c.call.args["seed"])})
+        # the harness and the bank share one weather model: the harness fields are the forecast's
+        assert dict(ex.fields) == forecast(c.call.args["city"], day, int(c.call.args["seed"]))
         low, high, rain = ex.fields["low"], ex.fields["high"], ex.fields["rain"]
         assert f"{low} to {high} degrees Celsius" in ex.text and f"{rain}% chance of rain" in ex.text
         if spec.name in ("forecast", "wear"):

@@ -268,7 +268,7 @@ def test_resume_and_discard_accept_plain_domain_names() -> None:
     for d in tb.DOMAINS:
         for fn in (tb.draw_resume_phrase, tb.draw_discard_ack):
             text = fn(rng, d)
-            assert tb._DOMAIN_TOPIC[d] in text, text
+            assert tb._BANK.domain_topics[d] in text, text
             assert not MARKUP.search(text)
 
 
@@ -379,10 +379,12 @@ def test_spoken_times_and_numbers() -> None:
 
 def test_every_city_and_day_a_bank_names_has_a_forecast() -> None:
     """The weather model lives in the harness (generators/harness/weather.py); the banks draw from its world."""
-    from generators.banks.values import CITIES, DAYS
+    from generators.banks.loader import load_language
     from generators.harness import ToolCall, execute
     from generators.harness.weather import CLIMATE
 
+    data = load_language("en").data
+    CITIES, DAYS = data.tables["cities"], data.lists["days"]
     assert [c.name for c in CITIES] == list(CLIMATE)
     for city in CITIES:
         for day, _ in DAYS:

@@ -23,10 +23,20 @@ from typing import Any, Callable, Mapping
 from generators.harness import Execution, ToolCall
 
 from .engine import Rng, Slots, fill, money, number_words, pick, render_rng, spoken_time
-from .ex_food import CUISINES, DISHES, PRODUCTS
-from .ex_home import DEVICES
-from .ex_outdoors import TEAMS
-from .values import CITY_NAMES, DAYS, FIRST_NAMES, MONTHS, WEEKDAYS
+from .loader import load_language
+
+# Values the English data files own (generators/banks/en/*.yaml) that these requests draw from.
+_DATA = load_language("en").data
+CUISINES = _DATA.tables["cuisines"].rows
+DISHES = _DATA.tables["dishes"].rows
+PRODUCTS = _DATA.tables["products"].rows
+DEVICES: tuple[str, ...] = _DATA.lists["devices"]
+TEAMS: tuple[str, ...] = _DATA.lists["teams"]
+CITY_NAMES: tuple[str, ...] = _DATA.tables["cities"].keys()
+FIRST_NAMES: tuple[str, ...] = _DATA.lists["first_names"]
+MONTHS: tuple[str, ...] = _DATA.lists["months"]
+DAYS = _DATA.lists["days"]
+WEEKDAYS: tuple[str, ...] = _DATA.lists["weekdays"]
 
 # =========================================================================== what users know
 

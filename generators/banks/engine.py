@@ -107,14 +107,6 @@ def render_rng(
     return tidy(fill(expand(template, rng), slots or {}), capitalize)
 
 
-def offer(body: str, tail: str = ", if you like") -> tuple[str, str]:
-    """An offer as a question and as a statement: "Want me to {body}?" / "I can {body}, if you like."."""
-    return (
-        f"[Want me to|Should I|Shall I|Would you like me to|Do you want me to|How about I|Need me to] {body}?",
-        f"[I can|I could|Happy to|I'm happy to|I'd be glad to|Say the word and I'll|I'll gladly] {body}[{tail}|].",
-    )
-
-
 def new_seed(rng: Rng) -> int:
     return int(rng.integers(0, 2**31 - 1))
 
@@ -247,29 +239,6 @@ class Scenario:
         return out
 
 
-def with_extra(
-    scenarios: Sequence[Scenario], extra: Mapping[tuple[str, str], tuple[tuple[str, ...], ...]]
-) -> tuple[Scenario, ...]:
-    """Append extra paraphrase templates (keyed by domain and first topic) to each answer position."""
-    from dataclasses import replace
-
-    out = []
-    used = set()
-    for sc in scenarios:
-        key = (sc.domain, sc.topic[0])
-        more = extra.get(key)
-        if more is not None:
-            if len(more) != len(sc.answer):
-                raise ValueError(f"extra templates for {key} have {len(more)} positions, expected {len(sc.answer)}")
-            sc = replace(sc, answer=tuple(a + b for a, b in zip(sc.answer, more)))
-            used.add(key)
-        out.append(sc)
-    unknown = set(extra) - used
-    if unknown:
-        raise ValueError(f"extra templates for unknown scenarios: {sorted(unknown)}")
-    return tuple(out)
-
-
 def choice_of(values: Sequence[object]) -> SlotSampler:
     """Sampler that draws one element of ``values``."""
     vals = tuple(values)
@@ -306,7 +275,6 @@ __all__ = [
     "money",
     "new_seed",
     "number_words",
-    "offer",
     "pick",
     "plural",
     "render",

@@ -7,7 +7,7 @@ WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", 
 
 # The day names the tools understand (the weather service forecasts each), as (bare form, "on"
 # form) so templates can say "for Saturday" and "on Saturday" / "tomorrow". Text banks draw their
-# days from here (generators/banks/values.py), so a user only ever asks about a day the harness knows.
+# days from here (generators/banks/en/common.yaml and the delegation bank), so a user only ever asks about a day the harness knows.
 DAYS: tuple[tuple[str, str], ...] = tuple((d, f"on {d}") for d in WEEKDAYS) + (
     ("tomorrow", "tomorrow"),
     ("the day after tomorrow", "the day after tomorrow"),

@@ -1,7 +1,7 @@
 """The weather service's world: each city's climate and a deterministic forecast per (city, day, seed).
 
 This is the one weather model. The harness's `weather` tool returns `forecast(...)` as its
-result fields; the text banks (generators/banks/ex_outdoors.weather_view and the delegation bank)
+result fields; the text banks (generators/banks/en/weather.py weather_forecast and the delegation bank)
 word their answers from it, so what the assistant says agrees with what the harness returned.
 It imports nothing from the text banks: the harness is the truth, the banks phrase it.
 """
@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# The climate of every city the text banks can name (generators/banks/values.CITIES).
+# The climate of every city the text banks can name (generators/banks/en/common.yaml cities).
 CLIMATE: dict[str, str] = {
     "Lisbon": "mild",
     "Rome": "hot",

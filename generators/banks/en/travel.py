@@ -1,0 +1,119 @@
+"""Computed slots for the travel exchanges (travel.yaml names them under ``derive`` / ``sample``)."""
+
+from __future__ import annotations
+
+import math
+
+from generators.harness.weather import CLIMATE
+
+from ..engine import Rng, Slots, money, number_words
+from ..loader import BankData
+
+
+def travel_plan(s: Slots, data: BankData) -> Slots:
+    city = data.tables["cities"][str(s["city"])]
+    n = int(s["n_days"])  # type: ignore[arg-type]
+    month = str(s["month"])
+    comp_user, comp = s["companion"]  # type: ignore[misc]
+    southern = city.country in {"Australia", "New Zealand", "South Africa", "Argentina", "Peru", "Brazil"}
+    idx = data.lists["months"].index(month)
+    season_idx = ((idx + 1) // 3) % 4  # 0 winter .. 3 autumn (northern)
+    if southern:
+        season_idx = (season_idx + 2) % 4
+    season = ("winter", "spring", "summer", "autumn")[season_idx]
+    warm = {"cold": (0, 1, 2, 1), "mild": (1, 2, 3, 2), "hot": (2, 3, 3, 3), "wet": (1, 1, 2, 1)}[CLIMATE[city.name]][season_idx]
+    season_weather = (
+        "cold and often grey", "cool and changeable", "pleasantly warm", "hot and sunny"
+    )[warm]
+    pack = ("a warm coat and gloves", "layers and a rain jacket", "light layers and comfortable shoes", "light clothes, a hat and sunscreen")[warm]
+    days_comment = (
+        "just enough for the highlights" if n <= 3 else "a comfortable amount of time" if n <= 5 else "plenty of time to slow down"
+    )
+    return {
+        "companion_user": comp_user,
+        "companion": comp,
+        "n_days_w": number_words(n),
+        "sight1": city.sights[0],
+        "sight2": city.sights[1],
+        "sight3": city.sights[2],
+        "food": city.food,
+        "area": city.area,
+        "country": city.country,
+        "season": season,
+        "season_weather": season_weather,
+        "pack": pack,
+        "days_comment": days_comment,
+    }
+
+
+def travel_packing(s: Slots, data: BankData) -> Slots:
+    purpose, key_item = s["purpose"]  # type: ignore[misc]
+    n = int(s["n_days"])  # type: ignore[arg-type]
+    city = data.tables["cities"][str(s["city"])]
+    out = travel_plan({**s, "companion": ("", ""), "month": s["month"]}, data)
+    shirts = n if n <= 4 else 4 + (n - 4) // 2
+    out.update(
+        {
+            "purpose": purpose,
+            "key_item": key_item,
+            "shirts": shirts,
+            "socks": n + 1,
+            "bag": "a carry on" if n <= 4 else "a medium suitcase",
+            "climate_note": CLIMATE[city.name],
+        }
+    )
+    return out
+
+
+def travel_budget(s: Slots, data: BankData) -> Slots:
+    city = data.tables["cities"][str(s["city"])]
+    n = int(s["nights"])  # type: ignore[arg-type]
+    tier, nightly = s["hotel"]  # type: ignore[misc]
+    people = int(s["people"])  # type: ignore[arg-type]
+    food = int(s["food"])  # type: ignore[arg-type]
+    rooms = math.ceil(people / 2)
+    stay = nightly * n * rooms
+    eat = food * (n + 1) * people
+    extras = 25 * (n + 1) * people
+    total = stay + eat + extras
+    return {
+        "hotel": tier, "nightly": nightly, "rooms": rooms, "rooms_w": number_words(rooms),
+        "rooms_s": "room" if rooms == 1 else "rooms", "stay": money(stay), "eat": money(eat),
+        "extras": money(extras), "total": money(total), "each": money(total / people),
+        "people_w": number_words(people), "nights_w": number_words(n), "days": n + 1,
+        "food_s": city.food, "sight1": city.sights[0],
+    }
+
+
+def jetlag_route(rng: Rng, data: BankData) -> tuple[str, str]:
+    """Two cities at least three time zones apart."""
+    while True:
+        a, b = (str(c) for c in rng.choice(data.tables["cities"].keys(), size=2, replace=False))
+        clock = abs(data.tables["utc_offsets"][a].hours - data.tables["utc_offsets"][b].hours)
+        if min(clock, 24 - clock) >= 3:
+            return a, b
+
+
+def travel_jetlag(s: Slots, data: BankData) -> Slots:
+    a, b = s["route"]  # type: ignore[misc]
+    diff = data.tables["utc_offsets"][b].hours - data.tables["utc_offsets"][a].hours
+    clock = abs(diff)
+    hours = min(clock, 24 - clock)  # the body clock shift actually felt
+    east = (diff > 0) == (clock <= 12)
+    days = max(1, hours if east else math.ceil(hours * 2 / 3))
+    shift = min(3, max(1, hours // 3))
+    if hours == 0:
+        direction = "there's no real time difference"
+    else:
+        direction = f"{b} is about {number_words(clock)} {'hour' if clock == 1 else 'hours'} {'ahead of' if diff > 0 else 'behind'} {a}"
+    return {
+        "home": a, "city": b,
+        "hours": hours, "hours_w": number_words(hours), "direction": direction,
+        "days": days, "days_w": number_words(days), "days_s": "a day" if days == 1 else f"{days} days", "shift": shift, "shift_w": number_words(shift),
+        "way": "east" if east else "west",
+        "sleep_tip": "go to bed an hour earlier each night" if east else "stay up an hour later each night",
+        "light": "morning light" if east else "late afternoon light",
+    }
+
+
+FUNCTIONS = (travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag,)

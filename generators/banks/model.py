@@ -1,0 +1,174 @@
+"""The schema of a text-bank folder (``generators/banks/<lang>/*.yaml``).
+
+A folder holds ``language.yaml`` (which domain files exist, in the order the planners draw
+them), ``common.yaml`` (values several domains share and the generic correction phrases),
+``chatter.yaml`` (short utterances) and one file per domain (``weather.yaml``...). Every model
+forbids unknown keys, so a misspelt key is a load error rather than silently ignored content.
+
+Template syntax: ``[a|b]`` picks one option (options may be empty and may nest), ``{slot}``
+is replaced by a slot value. Numbers are spelt as the language says them by the derive
+functions, never by the templates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Templates = tuple[str, ...]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=False)
+
+
+class SlotSpec(_Strict):
+    """How one slot is drawn; exactly one source. Slots are drawn in the order they are written.
+
+    ``list``: an element of a named list; ``values``: an element of an inline list; ``table``:
+    a whole row of a named table; ``keys``: the key of a random row of a named table;
+    ``int``: ``[lo, hi]`` or ``[lo, hi, step]`` inclusive; ``seed``: a hidden per-dialogue seed
+    for derived numbers; ``sample``: a named sample function (``fn(rng, data)``).
+    """
+
+    list_: str | None = Field(None, alias="list")
+    values: tuple[Any, ...] | None = None
+    table: str | None = None
+    keys: str | None = None
+    int_: tuple[int, int] | tuple[int, int, int] | None = Field(None, alias="int")
+    seed: bool = False
+    sample: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SlotSpec:
+        given = [v for v in (self.list_, self.values, self.table, self.keys, self.int_, self.sample) if v is not None]
+        if len(given) + int(self.seed) != 1:
+            raise ValueError("a slot needs exactly one of list, values, table, keys, int, seed, sample")
+        if self.values is not None and not self.values:
+            raise ValueError("values must not be empty")
+        return self
+
+
+class Table(_Strict):
+    """Rows of named fields; ``key`` names the field that identifies a row (unique)."""
+
+    key: str
+    rows: tuple[dict[str, Any], ...] = Field(min_length=1)
+
+
+class Data(_Strict):
+    """Named value lists and tables; one namespace per language folder."""
+
+    lists: dict[str, tuple[Any, ...]] = {}
+    tables: dict[str, Table] = {}
+
+
+class Correction(_Strict):
+    """A user correction that changes one slot mid-answer.
+
+    ``show`` names the slot's value for the generic phrases ("{servings} people"); ``user`` and
+    ``ack`` are slot-specific phrases that may also use ``{new}``, ``{old}`` and ``{old_<slot>}``.
+    """
+
+    slot: str
+    show: str
+    user: Templates = ()
+    ack: Templates = ()
+    generic: bool = True
+
+
+class SlotSet(_Strict):
+    """Slots drawn in order, then (optionally) a named derive function adds computed slots.
+
+    ``derived`` declares every slot the derive function may return, so templates can be
+    checked against it without running it.
+    """
+
+    slots: dict[str, SlotSpec] = {}
+    derive: str | None = None
+    derived: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _derived_needs_derive(self) -> SlotSet:
+        if self.derived and self.derive is None:
+            raise ValueError("derived slots need a derive function")
+        return self
+
+
+class Scenario(SlotSet):
+    """One kind of request inside a domain: the request, a sentence-by-sentence answer
+    (one template list per answer position), the corrections and topic phrases."""
+
+    name: str
+    weight: float = Field(1.0, gt=0)
+    request: Templates = Field(min_length=1)
+    answer: tuple[Templates, ...] = Field(min_length=2)
+    corrections: tuple[Correction, ...] = Field(min_length=1)
+    topic: Templates = Field(min_length=1)
+
+
+class DomainFile(Data):
+    """``<domain>.yaml``: the exchanges of one domain."""
+
+    domain: str
+    topic: str              # how the assistant names the domain when nothing better is known
+    scenarios: tuple[Scenario, ...] = Field(min_length=1)
+
+
+class GenericCorrections(_Strict):
+    """Correction phrases that work for any slot: they may use only ``{new}`` and ``{old}``."""
+
+    user: Templates = Field(min_length=1)
+    ack: Templates = Field(min_length=1)
+
+
+class CommonFile(Data):
+    """``common.yaml``: values several domains share and the generic correction phrases."""
+
+    corrections: GenericCorrections
+
+
+class OtherPeople(SlotSet):
+    """The user talking to someone else, and speech in the background, over shared slots."""
+
+    other_directed: Templates = Field(min_length=1)
+    background: Templates = Field(min_length=1)
+
+
+class SmalltalkPair(_Strict):
+    user: Templates = Field(min_length=1)
+    reply: Templates = Field(min_length=1)
+
+
+class Smalltalk(SlotSet):
+    pairs: tuple[SmalltalkPair, ...] = Field(min_length=1)
+
+
+class Timer(SlotSet):
+    request: Templates = Field(min_length=1)
+    ack: Templates = Field(min_length=1)
+    announce: Templates = Field(min_length=1)
+
+
+class ChatterFile(Data):
+    """``chatter.yaml``: short utterances around the exchanges.
+
+    ``backchannels`` and ``hesitations`` are said as written (no alternations, no slots);
+    ``resume`` and ``discard`` may use ``{topic}``.
+    """
+
+    resume: Templates = Field(min_length=1)
+    discard: Templates = Field(min_length=1)
+    stop: Templates = Field(min_length=1)
+    backchannels: Templates = Field(min_length=1)
+    hesitations: Templates = Field(min_length=1)
+    other_people: OtherPeople
+    smalltalk: Smalltalk
+    timer: Timer
+
+
+class LanguageFile(_Strict):
+    """``language.yaml``: the domain files of the folder, in the order the planners draw them."""
+
+    domains: tuple[str, ...] = Field(min_length=1)

@@ -1,0 +1,210 @@
+"""The text-bank data files (generators/banks/en/*.yaml): every shipped file loads and lints
+clean, and each lint rule fires on a real shipped file mutated in a temporary copy, with an
+error that names the file and the entry."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from generators import text_bank as tb
+from generators.banks.loader import (
+    BANKS_DIR,
+    FIXED_FILES,
+    BankError,
+    load_bank,
+    load_language,
+)
+
+EN = BANKS_DIR / "en"
+
+
+def copy_bank(tmp_path: Path) -> Path:
+    """A private copy of the shipped English folder (load_bank caches by path, so each copy loads afresh)."""
+    folder = tmp_path / "en"
+    shutil.copytree(EN, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return folder
+
+
+def mutate(folder: Path, file: str, old: str, new: str) -> None:
+    """Replace one exact, unique passage of a shipped file."""
+    path = folder / file
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} is not a unique passage of {file}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def load_error(folder: Path) -> str:
+    with pytest.raises(BankError) as info:
+        load_bank(folder, "en")
+    return str(info.value)
+
+
+# =========================================================================== shipped files
+
+
+def test_every_shipped_file_loads_and_lints_clean() -> None:
+    bank = load_language("en")
+    files = sorted(p.name for p in EN.glob("*.yaml"))
+    assert files == sorted([f"{d}.yaml" for d in bank.domains] + list(FIXED_FILES))
+    assert bank.domains == tb.DOMAINS
+    assert len(bank.domains) == 12
+    # every file is plain YAML any reader can open, and every domain has several kinds of request
+    for name in files:
+        assert isinstance(yaml.safe_load((EN / name).read_text(encoding="utf-8")), dict), name
+    for domain in bank.domains:
+        assert sum(sc.domain == domain for sc in bank.scenarios) >= 3, domain
+
+
+def test_copy_of_shipped_folder_loads_like_the_shipped_one(tmp_path: Path) -> None:
+    """A folder loads by path alone, so a future zh/ beside en/ loads the same way."""
+    bank = load_bank(copy_bank(tmp_path), "en")
+    shipped = load_language("en")
+    assert bank.domains == shipped.domains
+    assert [sc.topic for sc in bank.scenarios] == [sc.topic for sc in shipped.scenarios]
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    for a, b in zip(bank.scenarios, shipped.scenarios, strict=True):
+        assert a.view(a.draw_slots(rng_a)) == b.view(b.draw_slots(rng_b))
+
+
+def test_load_is_cached_per_path(tmp_path: Path) -> None:
+    assert load_language("en") is load_language("en")
+    folder = copy_bank(tmp_path)
+    assert load_bank(folder, "en") is load_bank(folder, "en")
+    assert load_bank(folder, "en") is not load_language("en")
+
+
+def test_a_new_domain_is_one_data_file(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    (folder / "gardening.yaml").write_text(
+        """domain: gardening
+topic: the garden plan
+scenarios:
+- name: sowing
+  slots:
+    veg: {values: [carrots, beans, peas]}
+    weeks: {int: [2, 6]}
+  request:
+  - When should I sow {veg}?
+  answer:
+  - - '[Sure|Okay], {veg} are easy.'
+  - - Sow them in about {weeks} weeks.
+    - '[Give it|Wait] {weeks} weeks, then sow.'
+  - - Keep the soil moist.
+  corrections:
+  - slot: veg
+    show: '{veg}'
+  topic:
+  - sowing {veg}
+""",
+        encoding="utf-8",
+    )
+    mutate(folder, "language.yaml", "health]", "health, gardening]")
+    bank = load_bank(folder, "en")
+    assert bank.domains[-1] == "gardening"
+    assert bank.domain_topics["gardening"] == "the garden plan"
+
+
+# =========================================================================== each lint rule
+
+
+def test_unknown_slot_in_a_template(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "- How do I make {dish} for {servings} people?", "- How do I make {dishh} for {servings} people?")
+    msg = load_error(folder)
+    assert "cooking.yaml" in msg and "scenario 'recipe' request[0]" in msg and "unknown slot {dishh}" in msg, msg
+
+
+def test_unbalanced_alternation(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "'[First|To start|Start by getting the prep done], {prep}.'",
+           "'[First|To start|Start by getting the prep done, {prep}.'")
+    msg = load_error(folder)
+    assert "cooking.yaml: scenario 'recipe' answer[2][0]" in msg and "unbalanced '['" in msg, msg
+
+
+def test_unbalanced_brace(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "- How do I make {dish} for {servings} people?", "- How do I make {dish for {servings} people?")
+    msg = load_error(folder)
+    assert "cooking.yaml: scenario 'recipe' request[0]" in msg and "unbalanced '{'" in msg, msg
+
+
+def test_unknown_derive_function(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "derive: cooking_recipe\n", "derive: cooking_recipes\n")
+    msg = load_error(folder)
+    assert "cooking.yaml: scenario 'recipe' derive" in msg and "unknown function 'cooking_recipes'" in msg, msg
+
+
+def test_duplicate_template(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "weather.yaml", "  - Can you tell me the forecast for {city} {day_on}?\n",
+           "  - What's the weather going to be like in {city} {day_on}?\n")
+    msg = load_error(folder)
+    assert "weather.yaml: scenario 'forecast' request" in msg and "duplicate template" in msg, msg
+
+
+def test_duplicate_table_key(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "    - name: chicken stir fry\n", "    - name: mushroom risotto\n")
+    msg = load_error(folder)
+    assert "cooking.yaml: table 'dishes'" in msg and "duplicate key 'mushroom risotto'" in msg, msg
+
+
+def test_duplicate_mapping_key(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "    dish: {keys: dishes}\n", "    dish: {keys: dishes}\n    dish: {keys: dishes}\n")
+    msg = load_error(folder)
+    assert "cooking.yaml" in msg and "duplicate key 'dish'" in msg, msg
+
+
+def test_name_defined_in_two_files(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "lists:\n  bakes:\n", "lists:\n  activities:\n  - picnic\n  bakes:\n")
+    msg = load_error(folder)
+    assert "cooking.yaml: list or table 'activities' is already defined in weather.yaml" in msg, msg
+
+
+def test_unknown_key(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "- name: recipe\n", "- name: recipe\n  weigth: 2\n")
+    msg = load_error(folder)
+    assert "cooking.yaml: scenarios[0] 'recipe'.weigth" in msg and "Extra inputs are not permitted" in msg, msg
+
+
+def test_template_that_cannot_render(tmp_path: Path) -> None:
+    """A slot declared as derived that the derive function never returns: the lint renders and sees it."""
+    folder = copy_bank(tmp_path)
+    mutate(folder, "cooking.yaml", "derived: [servings_w, main_qty,", "derived: [ghost, servings_w, main_qty,")
+    mutate(folder, "cooking.yaml", "- How do I make {dish} for {servings} people?", "- How do I make {dish} for {ghost} people?")
+    msg = load_error(folder)
+    assert "cooking.yaml: scenario 'recipe' request[0]: does not render" in msg and "ghost" in msg, msg
+
+
+def test_derive_returning_an_undeclared_slot(tmp_path: Path) -> None:
+    """shopping_gift also returns ``left``, which no template uses: dropping it from ``derived`` is caught."""
+    folder = copy_bank(tmp_path)
+    mutate(folder, "shopping.yaml", "price2, left, stretch]", "price2, stretch]")
+    msg = load_error(folder)
+    assert "shopping.yaml: scenario 'gift': derive 'shopping_gift' returns undeclared slots ['left']" in msg, msg
+
+
+def test_phrase_said_as_written_has_no_syntax(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "chatter.yaml", "- mm-hmm\n", "- '[mm-hmm|mhm]'\n")
+    msg = load_error(folder)
+    assert "chatter.yaml: backchannels[0]" in msg and "said as written" in msg, msg
+
+
+def test_domain_file_not_listed_and_listed_file_missing(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    shutil.copy(folder / "music.yaml", folder / "more_music.yaml")
+    assert "more_music.yaml: not listed in language.yaml" in load_error(folder)
+    (folder / "more_music.yaml").unlink()
+    (folder / "music.yaml").unlink()
+    assert "language.yaml: domain file music.yaml does not exist" in load_error(tmp_path / "en")
