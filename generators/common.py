@@ -9,6 +9,7 @@ import numpy as np
 from generators import voices as vx
 from generators.harness import HarnessState
 from generators.timing import control, sampling
+from schemas.language import ENGLISH, Language
 from schemas.config import Dist, HarnessConfig, Range, TimingConfig
 from schemas.script import ScriptTurn, VoiceSpec
 from schemas.vocab import Role, TurnAttr
@@ -38,6 +39,7 @@ class Planner:
     cast: Cast
     harness: HarnessConfig = field(default_factory=HarnessConfig)
     harness_state: HarnessState = field(default_factory=HarnessState)   # per trajectory: the calendar
+    lang: Language = ENGLISH   # how the script's text splits into words (schemas/language.py)
     _n: int = 0
     _control: "control.ControlSpec | None" = None   # the session's closed-loop timing targets
 
@@ -47,13 +49,14 @@ class Planner:
         return tuple(self.harness.tools)
 
     @classmethod
-    def create(cls, rng: np.random.Generator, timing: TimingConfig, harness: HarnessConfig | None = None) -> "Planner":
+    def create(cls, rng: np.random.Generator, timing: TimingConfig, harness: HarnessConfig | None = None,
+               lang: Language = ENGLISH) -> "Planner":
         asst = vx.draw_voice(rng, vx.ASSISTANT_VOICES)
         user = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst,))
         other = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user))
         bg = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user, other))
         return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg),
-                   harness=harness or HarnessConfig())
+                   harness=harness or HarnessConfig(), lang=lang)
 
     def draw(self, r: Range | Dist) -> float:
         """A timing draw: uniform over a Range (as always), or any Dist (generators/timing/sampling.py)."""

@@ -9,6 +9,7 @@ from generators.common import PlanFn, Planner
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking)
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
+from schemas.language import language as language_of
 from schemas.config import SCENARIOS, HarnessConfig, RunConfig, Scenario, TimingConfig
 from schemas.script import Script
 
@@ -39,7 +40,7 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
     if scenario not in PLANNERS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {[s.value for s in PLANNERS]}")
     rng = np.random.default_rng(seed)
-    p = Planner.create(rng, timing, harness)
+    p = Planner.create(rng, timing, harness, lang=language_of(language))
     domain, turns = PLANNERS[scenario](p)
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))

@@ -21,7 +21,8 @@ from pipeline import acoustics as ac
 from pipeline import mixer
 from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, InterruptionAttrs, OverlayAttrs,
                            PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs)
-from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec, phrase_boundaries
+from schemas.language import Language, language
+from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
 from schemas.vocab import DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, Role, TaskOutcome, Trigger, TurnAttr
@@ -153,6 +154,7 @@ class _Log:
 @dataclass
 class _State:
     clock: _Clock
+    lang: Language
     speak: mixer.Speak
     floor: _Floor = field(default_factory=_Floor)
     placed: _Placed = field(default_factory=_Placed)
@@ -185,7 +187,7 @@ class _State:
 
 def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -> Timeline:
     """Render every utterance and place it; raise ScheduleError if the script cannot be placed."""
-    st = _State(clock=_Clock(sample_rate, unit_samples(unit_s, sample_rate)),
+    st = _State(clock=_Clock(sample_rate, unit_samples(unit_s, sample_rate)), lang=language(script.language),
                 speak=mixer.cached_speaker(tts, sample_rate))
     user_voice = next((t.voice for t in script.turns if t.role == Role.USER), None)
     turns = list(script.turns)
@@ -354,15 +356,16 @@ def _user_start(st: _State, turn: ScriptTurn, lead_in_s: float, spec: Any, reali
     return start
 
 
-def _user_parts(turn: ScriptTurn) -> list[str]:
+def _user_parts(lang: Language, turn: ScriptTurn) -> list[str]:
     """The turn's text, split in two at its hesitation pause (the filler ends the first part)."""
     if turn.pause is None:
         return [turn.text]
-    tokens = turn.text.split()
+    tokens = lang.words(turn.text)
     if not 1 <= turn.pause.after_word < len(tokens):
         raise ScheduleError(f"turn {turn.id}: pause.after_word={turn.pause.after_word} outside 1..{len(tokens) - 1}")
-    first = " ".join(tokens[: turn.pause.after_word])
-    return [f"{first} {turn.pause.filler}" if turn.pause.filler else first, " ".join(tokens[turn.pause.after_word:])]
+    first = lang.join(tokens[: turn.pause.after_word])
+    return [lang.join([first, turn.pause.filler]) if turn.pause.filler else first,
+            lang.join(tokens[turn.pause.after_word:])]
 
 
 def _place_user(st: _State, turn: ScriptTurn, lead_in_s: float) -> None:
@@ -373,7 +376,7 @@ def _place_user(st: _State, turn: ScriptTurn, lead_in_s: float) -> None:
         log.user_timing["control_targets"] = {"gap_per_min": spec.gap_pm, "overlap_per_min": spec.overlap_pm,
                                               "pause_per_min": spec.pause_pm, "gain": spec.gain}
     start = _user_start(st, turn, lead_in_s, spec, realised)
-    parts = _user_parts(turn)
+    parts = _user_parts(st.lang, turn)
     syns = [st.speak(part, turn.voice) for part in parts]
     pause_s = turn.pause.dur_s if turn.pause is not None else 0.0
     if turn.pause is not None and spec is not None and realised is not None:
@@ -390,7 +393,7 @@ def _place_user(st: _State, turn: ScriptTurn, lead_in_s: float) -> None:
             st.event(f"{turn.id}.pause", EventKind.PAUSE, Role.USER, t, pause_end, "",
                      PauseAttrs(turn=turn.id, filler=turn.pause.filler or ""))
             t = pause_end
-    st.event(turn.id, EventKind.USER_TURN, Role.USER, start, t, " ".join(parts),
+    st.event(turn.id, EventKind.USER_TURN, Role.USER, start, t, st.lang.join(parts),
              UserTurnAttrs(eot_s=turn.eot_s, voice=turn.voice))
     st.floor.last_user_end, st.floor.last_user_eot = t, c.s(turn.eot_s)
 
@@ -405,8 +408,8 @@ def _resolve_text(st: _State, turn: ScriptTurn) -> str:
     if ref is None or ref.first_unspoken is None:
         raise ScheduleError(f"turn {turn.id}: continuation of {c.of_turn}, which was not interrupted before it")
     voiced = ref.tokens[: ref.first_unheard]   # rule 7: from what the user heard (rule 8)
-    j = min(sum(1 for w in voiced if w.endswith((".", "?", "!"))), len(c.sentences))
-    return " ".join([c.prefix, *c.sentences[j:]]).strip()
+    j = min(sum(1 for w in voiced if st.lang.ends_sentence(w)), len(c.sentences))
+    return st.lang.join([c.prefix, *c.sentences[j:]]).strip()
 
 
 def _earliest_window(st: _State, turn: ScriptTurn) -> int:
@@ -444,7 +447,7 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
         st.log.gaps.append(c.sec(start - f.last_user_end))
     out_unit = window_of(start, c.U) - 1            # the unit whose output starts this turn
     issued = window_start(out_unit + 1, c.U)
-    tokens = text.split()
+    tokens = st.lang.words(text)
     fields: dict[str, Any] = dict(trigger=turn.trigger, voice=turn.voice, planned_text=text, interrupted=False,
                                   unspoken_text="", **turn.attrs)
     if turn.trigger in (Trigger.BACKEND, Trigger.TIMER):
@@ -459,13 +462,13 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
         _place_interruption(st, turn, turn.interruption, cut, user_voice)
         n_voiced, n_heard, clip = cut.n_voiced, cut.n_heard, cut.at
         ops = (Cut(at=cut.at - start, fade=cut.fade),)
-        fields.update(interrupted=True, unspoken_text=" ".join(tokens[n_voiced:]), cut_s=c.sec(cut.at),
+        fields.update(interrupted=True, unspoken_text=st.lang.join(tokens[n_voiced:]), cut_s=c.sec(cut.at),
                       fade_s=turn.interruption.fade_s, action=turn.interruption.action,
                       interruption=f"{turn.id}.interruption", truncated=cut.truncated)
     audio = st.place(turn.id, Stem.ASSISTANT, start, text, turn.voice, ops)
     end = start + ac.last_active_sample(audio)
     st.add_words(syn.words, start, Role.ASSISTANT, turn.id, limit=n_voiced, clip=clip)
-    st.event(turn.id, EventKind.ASSISTANT_TURN, Role.ASSISTANT, start, end, " ".join(tokens[:n_voiced]),
+    st.event(turn.id, EventKind.ASSISTANT_TURN, Role.ASSISTANT, start, end, st.lang.join(tokens[:n_voiced]),
              AssistantTurnAttrs(**fields))
     st.placed.turns[turn.id] = _Heard(tokens, n_voiced if turn.interruption else None, n_heard)
     f.last_asst_end = end
@@ -584,7 +587,7 @@ def _task_events(c: _Clock, task_id: str, task: _Task) -> list[Event]:
 def _place_overlay(st: _State, turn: ScriptTurn, ov: Overlay, syn: Any, start: int, end: int) -> None:
     """Backchannel / other-directed / background speech against a phrase boundary of the turn (rule 4)."""
     c = st.clock
-    bounds = phrase_boundaries(turn.text)
+    bounds = st.lang.phrase_boundaries(turn.text)
     if not bounds:
         return
     word = syn.words[bounds[min(ov.boundary, len(bounds) - 1)]]

@@ -19,6 +19,7 @@ from pipeline.io import encode_flac
 from pipeline.scene import draw_scene, noise_events, snr_masks
 from pipeline.units import slice_units
 from schemas.config import RunConfig
+from schemas.language import language
 from schemas.script import Script
 from schemas.timeline import META_KEY, MicScene, Stem
 from schemas.trajectory import AudioBlob, Event, TrajectoryRow
@@ -55,7 +56,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts)
     events = tl.events + noise_evs
     tokens = tokenizer.tokenize(assistant, cfg.sample_rate) if tokenizer is not None else None
-    units = slice_units(events, tl.words, tl.num_units, cfg.unit_s, cfg.sample_rate, tokens)
+    units = slice_units(events, tl.words, tl.num_units, cfg.unit_s, cfg.sample_rate, tokens, language(script.language))
     meta = {
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),

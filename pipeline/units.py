@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from schemas.language import Language
 from schemas.protocol import SPEECH_TOKENS_PER_SECOND
 from schemas.trajectory import Event, InputEvent, Unit, Word, attrs_of
 from schemas.vocab import Decision, EventKind, InterruptAction, Label, Role, Trigger
@@ -26,8 +27,9 @@ INPUT_LABELS = {EventKind.BACKEND: Label.BACKEND_RESULT, EventKind.TIMER: Label.
 
 
 def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: float, sample_rate: int,
-                speech_tokens: np.ndarray | None) -> list[Unit]:
-    """Per-unit decision, text, tokens, turn_eos, delegate, input events and labels."""
+                speech_tokens: np.ndarray | None, lang: Language) -> list[Unit]:
+    """Per-unit decision, text, tokens, turn_eos, delegate, input events and labels; unit texts
+    are joined from their words the way `lang` joins words."""
     n = num_units
     per_unit_tokens = int(round(SPEECH_TOKENS_PER_SECOND * unit_s))
     speak = [False] * (n + 1)               # by window
@@ -91,7 +93,7 @@ def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: 
         if eos[k]:
             labels[k].add(Label.TURN_EOS)
         d = delegate[k]
-        units.append(Unit(index=k, user_text=" ".join(user_text[k]), input_events=inputs[k], decision=decision,
-                          spoken_text=" ".join(spoken[k]), speech_tokens=toks, turn_eos=eos[k],
+        units.append(Unit(index=k, user_text=lang.join(user_text[k]), input_events=inputs[k], decision=decision,
+                          spoken_text=lang.join(spoken[k]), speech_tokens=toks, turn_eos=eos[k],
                           delegate=d[0] if d else None, task_id=d[1] if d else None, labels=sorted(labels[k])))
     return units

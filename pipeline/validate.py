@@ -31,6 +31,7 @@ from pipeline.scene import realised_snrs
 from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
+from schemas.language import Language, language
 from schemas.timeline import META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, TaskOutcome,
@@ -46,7 +47,6 @@ HEARD_FRACTION = 0.5         # rule 8: a word less than half audible before the 
 TASK_OUTCOMES: tuple[str, ...] = tuple(str(o) for o in RELAYED_OUTCOMES + DROPPED_OUTCOMES)
 # Where the user's own speech was placed: floor-taking speech and the hesitation pauses inside it.
 USER_PLACED: tuple[EventKind, ...] = FLOOR_TAKING + (EventKind.PAUSE,)
-SENTENCE_END = (".", "?", "!")
 
 
 @dataclass(frozen=True)
@@ -107,6 +107,11 @@ class RowView:
     @cached_property
     def meta(self) -> dict[str, Any]:
         return json.loads(self.row.meta)
+
+    @cached_property
+    def lang(self) -> Language:
+        """The row's language: how its stored text splits into words and sentences."""
+        return language(self.row.language)
 
     @cached_property
     def timeline(self) -> TimelineSpec | None:
@@ -219,7 +224,7 @@ def labels_derived(v: RowView) -> Iterator[str]:
             if x.speech_tokens:
                 k = (x.index + 1) * per_unit
                 tokens[k:k + len(x.speech_tokens)] = x.speech_tokens
-    derived = slice_units(v.events, v.row.words, v.n, v.u, v.sr, tokens)
+    derived = slice_units(v.events, v.row.words, v.n, v.u, v.sr, tokens, v.lang)
     for got, want in zip(v.row.units, derived):
         g, w = got.model_dump(), want.model_dump()
         if not v.expect_tokens:
@@ -231,8 +236,8 @@ def labels_derived(v: RowView) -> Iterator[str]:
 
 def spoken_text_concat(v: RowView) -> Iterator[str]:
     """Concatenated spoken_text is the voiced text of the assistant turns, nothing else."""
-    spoken = " ".join(t for t in (x.spoken_text for x in v.row.units) if t).split()
-    voiced = " ".join(t.text for t in v.turns if t.text).split()
+    spoken = v.lang.words(v.lang.join([t for t in (x.spoken_text for x in v.row.units) if t]))
+    voiced = v.lang.words(v.lang.join([t.text for t in v.turns if t.text]))
     if spoken != voiced:
         yield "concatenated spoken_text differs from the voiced assistant turns"
 
@@ -241,7 +246,7 @@ def voiced_plus_unspoken(v: RowView) -> Iterator[str]:
     """A turn's voiced text + its unspoken_text is its planned text (rule 3: the rest is recorded)."""
     for t in v.turns:
         a = v.attrs[t.id]
-        if (t.text + " " + a.unspoken_text).split() != a.planned_text.split():
+        if v.lang.words(v.lang.join([t.text, a.unspoken_text])) != v.lang.words(a.planned_text):
             yield f"{t.id}: voiced + unspoken text != planned text"
 
 
@@ -312,7 +317,7 @@ def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
     except ScheduleError as err:
         yield f"the script without its overlays cannot be composed: {err}"
         return
-    ref = slice_units(tl.events, tl.words, tl.num_units, v.u, v.sr, None)
+    ref = slice_units(tl.events, tl.words, tl.num_units, v.u, v.sr, None, v.lang)
     # The same session: the user's own turns where they were. Closed-loop timing may place a later
     # user turn elsewhere once an overlay changed the realised figures; from the window where the
     # user's input differs on, the two are no longer the same session, so the comparison stops there.
@@ -414,12 +419,12 @@ def rule6_relay_facts_read(v: RowView) -> Iterator[str]:
             yield f"{t.id} states {num}, which is in no result it has read and nothing said before it"
 
 
-def _sentences(tokens: list[str]) -> list[list[int]]:
-    """Word indices of each sentence element of a token list (split after . ? !)."""
+def _sentences(lang: Language, tokens: list[str]) -> list[list[int]]:
+    """Word indices of each sentence element of a token list (split after the language's . ? !)."""
     out: list[list[int]] = [[]]
     for i, tok in enumerate(tokens):
         out[-1].append(i)
-        if tok.endswith(SENTENCE_END):
+        if lang.ends_sentence(tok):
             out.append([])
     return [s for s in out if s]
 
@@ -467,10 +472,10 @@ def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
         if heard is None:
             yield f"{ref.id}: interrupted turn does not record `truncated` (rule 8), so what was heard is unknown"
             continue
-        planned = v.attrs[ref.id].planned_text.split()
-        full = sum(1 for s in _sentences(planned) if s[-1] < heard)    # sentence elements fully heard
+        planned = v.lang.words(v.attrs[ref.id].planned_text)
+        full = sum(1 for s in _sentences(v.lang, planned) if s[-1] < heard)    # sentence elements fully heard
         text = v.attrs[turn.id].planned_text
-        starts = [j for j in range(len(c.sentences) + 1) if text == " ".join([c.prefix, *c.sentences[j:]]).strip()]
+        starts = [j for j in range(len(c.sentences) + 1) if text == v.lang.join([c.prefix, *c.sentences[j:]]).strip()]
         if not starts:
             yield f"{turn.id}: text is not its bridging prefix + a tail of its sentences: {text!r}"
         elif starts[0] > full:
@@ -486,7 +491,7 @@ def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
     """
     users = v.kind(*FLOOR_TAKING)
     for i, t in enumerate(v.turns):
-        if v.attrs[t.id].interrupted or not t.text.rstrip().endswith("?"):
+        if v.attrs[t.id].interrupted or not v.lang.is_question(t.text):
             continue
         last = v.L(t.end_s) - 1
         if 0 <= last < v.n and not v.row.units[last].turn_eos:
@@ -526,7 +531,7 @@ def rule8_word_timings_true(v: RowView) -> Iterator[str]:
 
 def delegate_request(v: RowView) -> Iterator[str]:
     """One private, plain request of at most 4,000 characters per turn, issued where the turn starts."""
-    spoken = " ".join(y.spoken_text for y in v.row.units)
+    spoken = v.lang.join([y.spoken_text for y in v.row.units])
     for x in v.row.units:
         if x.delegate and x.delegate in spoken:
             yield f"unit {x.index}: delegate text appears in spoken_text"

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from schemas.language import language
 from schemas.protocol import DELEGATE_MAX_CHARS
 from schemas.vocab import OVERLAY_KINDS, EventKind, InterruptAction, Role, TaskOutcome, TaskStatus, Trigger
 
@@ -142,25 +143,14 @@ class ScriptTurn(_M):
 class Script(_M):
     scenario: str
     seed: int
-    language: str = "en"
+    language: str = "en"   # a code of schemas/language.LANGUAGES: how its text splits into words
     domain: str = ""
     lead_in_s: float = 0.5
     tail_s: float = 1.0
     turns: tuple[ScriptTurn, ...]
 
-
-PHRASE_END = (".", ",", "?", "!", ";", ":")
-
-
-def phrase_boundaries(text: str) -> list[int]:
-    """Indices of whitespace tokens that end a phrase (not the last token): where listeners backchannel."""
-    toks = text.split()
-    return [i for i, t in enumerate(toks[:-1]) if t.endswith(PHRASE_END)]
-
-
-def sentence_of_word(sentences: tuple[str, ...] | list[str]) -> list[int]:
-    """For the text ' '.join(sentences), the sentence index of every whitespace token."""
-    out: list[int] = []
-    for i, s in enumerate(sentences):
-        out.extend([i] * len(s.split()))
-    return out
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, v: str) -> str:
+        language(v)   # raises, naming the supported ones
+        return v

@@ -9,6 +9,7 @@ import pytest
 from generators.timing import control, sampling
 from generators.common import Planner
 from generators.registry import plan_script, plan_trajectory, trajectory_seed
+from schemas.language import ENGLISH
 from pipeline.compose import compose
 from pipeline.units import slice_units
 from schemas.config import ConfigError, Dist, Range, TimingConfig, load_config, parse_config
@@ -59,7 +60,7 @@ def test_default_planner_draws_are_unchanged():
 
 def _run(turns, tts, lead_in=0.5):
     tl = compose(Script(scenario="t", seed=0, lead_in_s=lead_in, tail_s=1.0, turns=tuple(turns)), tts, SR, 1.0)
-    return tl, slice_units(tl.events, tl.words, tl.num_units, 1.0, SR, None)
+    return tl, slice_units(tl.events, tl.words, tl.num_units, 1.0, SR, None, ENGLISH)
 
 
 def _ev(tl, id):

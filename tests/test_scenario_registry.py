@@ -17,7 +17,7 @@ from generators.scenarios import overlay
 from generators.timing import sampling
 from pipeline.compose import compose
 from schemas.config import SCENARIOS, Dist, TimingConfig, parse_config
-from schemas.script import phrase_boundaries
+from schemas.language import ENGLISH
 from schemas.windows import (last_window_at, last_window_of, next_window, unit_samples, units_covering,
                              window_at, window_of, window_start)
 
@@ -71,7 +71,7 @@ def test_overlay_family_plans_its_kind_role_voice_and_count(scenario):
         s = plan_script(scenario, seed, TimingConfig())
         user, answer = s.turns
         assert user.role == "user" and answer.role == "assistant" and not user.overlays
-        bounds = phrase_boundaries(answer.text)
+        bounds = ENGLISH.phrase_boundaries(answer.text)
         assert 1 <= len(answer.overlays) <= min(fam.max_lines, len(bounds))
         counts.add(len(answer.overlays))
         assert len({ov.boundary for ov in answer.overlays}) == len(answer.overlays)   # distinct boundaries

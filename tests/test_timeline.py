@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.acoustics import window_peak_dbfs
+from schemas.language import ENGLISH
 from pipeline.compose import compose
 from pipeline.units import slice_units
 from schemas.script import (Continuation, Delegation, Interruption, Overlay, Script, ScriptTurn, Timer,
@@ -29,7 +30,7 @@ def asst(id: str, text: str, **kw) -> ScriptTurn:
 
 def run(turns, tts, lead_in=0.5, unit_s=1.0):
     tl = compose(Script(scenario="t", seed=0, lead_in_s=lead_in, tail_s=1.0, turns=tuple(turns)), tts, SR, unit_s)
-    units = slice_units(tl.events, tl.words, tl.num_units, unit_s, SR, None)
+    units = slice_units(tl.events, tl.words, tl.num_units, unit_s, SR, None, ENGLISH)
     return tl, units
 
 
@@ -72,12 +73,12 @@ def test_turn_eos_on_exact_boundary():
     # An assistant turn over [3.0, 5.0): windows 3 and 4 speak, 5 is silent; turn_eos on unit 3.
     events = [Event(id="a", kind="assistant_turn", role="assistant", start_s=3.0, end_s=5.0,
                     attrs=_asst_attrs())]
-    units = slice_units(events, [], 8, 1.0, SR, None)
+    units = slice_units(events, [], 8, 1.0, SR, None, ENGLISH)
     assert [u.decision for u in units] == ["listen", "listen", "speak", "speak", "listen", "listen", "listen", "listen"]
     assert [u.index for u in units if u.turn_eos] == [3]
     # One sample later the turn sounds in window 5 too, and turn_eos moves to unit 4.
     events[0] = events[0].model_copy(update={"end_s": 5.0 + 1 / SR})
-    units = slice_units(events, [], 8, 1.0, SR, None)
+    units = slice_units(events, [], 8, 1.0, SR, None, ENGLISH)
     assert units[4].decision == "speak" and [u.index for u in units if u.turn_eos] == [4]
 
 
@@ -85,7 +86,7 @@ def test_speech_tokens_follow_decisions():
     events = [Event(id="a", kind="assistant_turn", role="assistant", start_s=2.5, end_s=4.2,
                     attrs=_asst_attrs())]
     tokens = np.arange(6 * 25) % 6561
-    units = slice_units(events, [], 6, 1.0, SR, tokens)
+    units = slice_units(events, [], 6, 1.0, SR, tokens, ENGLISH)
     assert [len(u.speech_tokens) for u in units] == [0, 25, 25, 25, 0, 0]
     assert units[1].speech_tokens == list(range(50, 75))   # unit 1 carries window 2's tokens
 

@@ -31,16 +31,16 @@ def _pick(rng: np.random.Generator, items: tuple) -> object:
     return items[int(rng.integers(len(items)))]
 
 
-def _minutes(text: str, rate_wpm: int) -> float:
-    return len(text.split()) / max(rate_wpm, 60)
+def _minutes(p: Planner, text: str, rate_wpm: int) -> float:
+    return len(p.lang.words(text)) / max(rate_wpm, 60)
 
 
 def _with_hesitation(p: Planner, text: str) -> Pause | None:
-    if len(text.split()) < 4 or p.rng.random() >= p.timing.hesitation_prob:
+    if len(p.lang.words(text)) < 4 or p.rng.random() >= p.timing.hesitation_prob:
         return None
     first, _ = tb.split_for_pause(p.rng, text)
     filler = tb.draw_hesitation(p.rng) if p.rng.random() < 0.5 else None
-    return Pause(after_word=len(first.split()), dur_s=p.draw(p.timing.pause_s), filler=filler)
+    return Pause(after_word=len(p.lang.words(first)), dur_s=p.draw(p.timing.pause_s), filler=filler)
 
 
 def _join(p: Planner, sentences: list[str] | tuple[str, ...]) -> str:
@@ -55,19 +55,19 @@ def _join(p: Planner, sentences: list[str] | tuple[str, ...]) -> str:
     out: list[str] = []
     for i, sent in enumerate(sentences):
         if i:
-            out.append("\n\n" if p.rng.random() < t.long_break_prob else " ")
-        toks = sent.split()
+            out.append("\n\n" if p.rng.random() < t.long_break_prob else p.lang.word_separator)
+        toks = p.lang.words(sent)
         for j, tok in enumerate(toks):
             if j:
                 brk = toks[j - 1].endswith(",") and t.phrase_break_prob > 0 and p.rng.random() < t.phrase_break_prob
-                out.append("\n\n" if brk else " ")
+                out.append("\n\n" if brk else p.lang.word_separator)
             out.append(tok)
     return "".join(out)
 
 
 def _answer(p: Planner, text: str, bc_rate: float, **kw: object) -> ScriptTurn:
     """An assistant turn with Poisson(rate x its length) backchannels from the user."""
-    n_bc = int(p.rng.poisson(bc_rate * _minutes(text, p.cast.assistant.rate)))
+    n_bc = int(p.rng.poisson(bc_rate * _minutes(p, text, p.cast.assistant.rate)))
     lines = [tb.draw_backchannel(p.rng) for _ in range(n_bc)]
     overlays = overlay.place(p, text, overlay.BACKCHANNEL, lines) if lines else ()
     return p.assistant(text, overlays=overlays, **kw)

@@ -25,7 +25,7 @@ def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | 
 def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution) -> ScriptTurn:
     """The turn that relays a result, or explains a failure (fallback)."""
     lines = tb.relay_lines(p.rng, content, ex) if d.outcome in (TaskOutcome.RELAYED, TaskOutcome.REVISED) else tb.fallback_lines(p.rng, content, ex)
-    return p.assistant(" ".join(lines), trigger=Trigger.BACKEND, ref=d.task_id)
+    return p.assistant(p.lang.join(lines), trigger=Trigger.BACKEND, ref=d.task_id)
 
 
 def _maybe_smalltalk(p: Planner, prob: float) -> list[ScriptTurn]:
@@ -63,7 +63,7 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
         contents.append(tb.draw_delegation(p.rng, tools=p.tools, exclude_domain=contents[-1].domain))
     # asked together in one turn (acknowledged back to back) or one after another
     together = p.rng.random() < 0.5
-    turns: list[ScriptTurn] = [p.user(" ".join(c.user_request for c in contents))] if together else []
+    turns: list[ScriptTurn] = [p.user(p.lang.join([c.user_request for c in contents]))] if together else []
     acts: list[ScriptTurn] = []
     for k, c in enumerate(contents, start=1):
         band = ((0.9, 0.999) if k == 1 else (0.0, 0.5)) if overtake else (0.0, 1.0)
@@ -89,7 +89,7 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
              p.user(tb.cancel_request(p.rng, c)), p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel)]
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=c.domain)
-        turns += [p.user(nxt.user_request), p.assistant(" ".join(nxt.answer[:2]))]
+        turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.answer[:2]))]
     return c.domain, turns
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from generators import text_bank as tb
 from generators.common import Plan, Planner
 from schemas.config import Range
-from schemas.script import Overlay, phrase_boundaries
+from schemas.script import Overlay
 from schemas.vocab import EventKind, Role
 
 # Onset of a non-backchannel overlay relative to its phrase end: anywhere near it.
@@ -50,7 +50,7 @@ BACKGROUND_SPEECH = OverlayFamily(EventKind.BACKGROUND_SPEECH, Role.BACKGROUND, 
 
 def place(p: Planner, text: str, fam: OverlayFamily, lines: list[str]) -> tuple[Overlay, ...]:
     """Place each line at a distinct phrase boundary of `text` (spread over the turn)."""
-    bounds = phrase_boundaries(text)
+    bounds = p.lang.phrase_boundaries(text)
     if not bounds:
         return ()
     picks = sorted(p.rng.choice(len(bounds), size=min(len(lines), len(bounds)), replace=False))
@@ -63,6 +63,6 @@ def place(p: Planner, text: str, fam: OverlayFamily, lines: list[str]) -> tuple[
 def plan(p: Planner, fam: OverlayFamily) -> Plan:
     """The user asks; the assistant answers in full while `fam`'s lines are spoken over it."""
     ex = tb.draw_exchange(p.rng)
-    answer = " ".join(ex.answer)
+    answer = p.lang.join(ex.answer)
     lines = [fam.line(p.rng) for _ in range(int(p.rng.integers(1, fam.max_lines + 1)))]
     return ex.domain, [p.user(ex.user_request), p.assistant(answer, overlays=place(p, answer, fam, lines))]
