@@ -51,10 +51,11 @@ class Planner:
     @classmethod
     def create(cls, rng: np.random.Generator, timing: TimingConfig, harness: HarnessConfig | None = None,
                lang: Language = ENGLISH) -> "Planner":
-        asst = vx.draw_voice(rng, vx.ASSISTANT_VOICES)
-        user = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst,))
-        other = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user))
-        bg = vx.draw_voice(rng, vx.PEOPLE_VOICES, exclude=(asst, user, other))
+        pools = vx.pools_for(lang.code)   # the voice decides how the TTS tokenises the text
+        asst = vx.draw_voice(rng, pools.assistant)
+        user = vx.draw_voice(rng, pools.people, exclude=(asst,))
+        other = vx.draw_voice(rng, pools.people, exclude=(asst, user))
+        bg = vx.draw_voice(rng, pools.people, exclude=(asst, user, other))
         return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg),
                    harness=harness or HarnessConfig(), lang=lang)
 

@@ -25,10 +25,12 @@ __all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS"]
 class WordTiming:
     """When one input token is heard in the synthesized audio.
 
-    ``word`` is the whitespace-separated token exactly as in the input text, punctuation included
-    (e.g. ``"Paris,"``), so joining the ``word``s of a prefix with spaces reproduces the spoken
-    part of the text. A token the engine did not voice (e.g. a lone ``"-"``) gets
-    ``start_s == end_s`` at the boundary between its neighbours.
+    ``word`` is one token of ``Language.words(text)`` (schemas/language.py) exactly as in the input
+    text, punctuation included (e.g. ``"Paris,"``, ``"北京，"``), so joining the ``word``s of a
+    prefix with the language's separator reproduces the spoken part of the text. The language is
+    the voice's (English: whitespace tokens; Mandarin ``cmn`` voices: jieba words). A token the
+    engine did not voice (e.g. a lone ``"-"``) gets ``start_s == end_s`` at the boundary between
+    its neighbours.
     """
 
     word: str
@@ -40,7 +42,7 @@ class WordTiming:
 class Synthesis:
     """The result of one ``synthesize`` call.
 
-    ``words`` has exactly one entry per whitespace-separated token of the input text, in order,
+    ``words`` has exactly one entry per word token of the input text (see WordTiming), in order,
     with monotone non-overlapping times inside ``[0, len(audio)/sample_rate]``.
     """
 

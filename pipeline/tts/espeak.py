@@ -12,9 +12,20 @@ Output contract of :meth:`EspeakBackend.synthesize` (downstream mixing relies on
   which case the peak limit wins and the RMS comes out lower;
 * trimmed: leading/trailing samples below -45 dBFS are removed, so the first and the last sample
   are themselves at or above -45 dBFS (the utterance starts and ends "on speech");
-* one :class:`WordTiming` per whitespace token; starts come from espeak's WORD events, ends are the
+* one :class:`WordTiming` per word token; starts come from espeak's WORD events, ends are the
   last sample at or above -45 dBFS before the next word's start, so pauses at commas are not
-  counted as part of the preceding word.
+  counted as part of the preceding word. The tokens are the whitespace tokens of the text, except
+  for voices of a language written without spaces (``_VOICE_LANGUAGES``: Mandarin ``cmn``), whose
+  tokens are that ``schemas.language.Language``'s ``words(text)`` (jieba words). The voice decides,
+  because the voice is what the planner drew for the script's language (generators/voices.py).
+
+Mandarin: espeak-ng's ``cmn`` voice reports WORD events at exact *character* positions (1-based
+code points, not UTF-8 bytes), one per espeak dictionary word, and those often span two jieba
+words: "不对，" comes as one event on "不", leaving "对，" without one; "Wi-Fi" as one on "Wi".
+So events map to the token holding their position (``_owners_by_span``), and a jieba word left
+without an event gets a start estimated inside the stretch that voices it, in proportion to
+characters (``_estimate_untimed``), instead of the zero-length timing an English token espeak
+skipped gets.
 
 Determinism: libespeak-ng keeps synthesis state in C statics (pitch flutter phase, resonator and
 echo memories, an RNG seeded from the clock), so the same text synthesised twice in one process
@@ -26,6 +37,7 @@ output a pure function of ``(text, voice, sample_rate)``.
 from __future__ import annotations
 
 import _ctypes
+import bisect
 import ctypes
 import os
 import re
@@ -42,6 +54,7 @@ import espeakng_loader
 import numpy as np
 import soxr
 
+from schemas.language import Language, language
 from schemas.script import VoiceSpec
 
 from .base import Synthesis, WordTiming
@@ -64,6 +77,17 @@ _GATE_DB = 40.0  # loudness: frames within this many dB of the loudest frame are
 
 _RATE_RANGE = (80, 450)  # espeak-ng's accepted words-per-minute range
 _TOKEN_RE = re.compile(r"\S+")
+_SPEAKABLE_SYMBOLS = "&@%$#+=€£¥"
+
+#: espeak-ng voice files (the part of ``VoiceSpec.name`` before "+") whose text is written without
+#: spaces between words, and the schemas Language whose ``words`` gives their tokens.
+_VOICE_LANGUAGES: dict[str, str] = {"cmn": "zh"}
+
+
+def voice_language(voice: VoiceSpec) -> Language | None:
+    """The Language that tokenises text for ``voice``; None for whitespace tokens (English...)."""
+    code = _VOICE_LANGUAGES.get(voice.name.partition("+")[0].lower())
+    return language(code) if code else None
 
 
 class _Event(ctypes.Structure):
@@ -350,7 +374,7 @@ class EspeakBackend:
         self._check_params(voice, sample_rate)
         native = self._synth_native(text, voice)
         return _postprocess(
-            text, native, int(sample_rate), self.target_rms_dbfs, self.peak_limit
+            text, native, int(sample_rate), self.target_rms_dbfs, self.peak_limit, voice_language(voice)
         )
 
     def identity(self) -> dict[str, Any]:
@@ -437,8 +461,67 @@ def _loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: f
     return min(10 ** (target_rms_dbfs / 20) / active_rms, peak_limit / peak)
 
 
+def _token_spans(text: str, lang: Language | None) -> list[tuple[str, int, int]]:
+    """The tokens of ``text`` with their character spans: whitespace tokens, or ``lang.words``."""
+    if lang is None:
+        return [(m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
+    out: list[tuple[str, int, int]] = []
+    pos = 0
+    for tok in lang.words(text):
+        at = text.find(tok, pos)
+        if at < 0:
+            raise ValueError(f"{lang.code} token {tok!r} is not a substring of the text {text[:80]!r}")
+        out.append((tok, at, at + len(tok)))
+        pos = at + len(tok)
+    return out
+
+
+def _owners_by_span(spans: list[tuple[int, int]], positions: list[int]) -> list[int]:
+    """Map each WORD event (0-based character position) to the token whose span holds it.
+
+    For languages segmented by a Language (Mandarin), where espeak's positions are exact but its
+    dictionary words often cover two or three short tokens: ``_assign_events``'s DP would rather
+    shift every event by one character than leave a token without one. Monotone by construction.
+    """
+    starts = [a for a, _ in spans]
+    out: list[int] = []
+    for p in positions:
+        j = max(bisect.bisect_right(starts, p) - 1, 0)
+        if p >= spans[j][1] and j + 1 < len(spans):   # between tokens (skipped whitespace): the next one
+            j += 1
+        out.append(max(j, out[-1]) if out else j)
+    return out
+
+
+def _estimate_untimed(start: dict[int, int], tokens: list[tuple[str, int, int]], speakable: list[bool],
+                      loud: np.ndarray, n: int) -> None:
+    """Give speakable tokens without a WORD event a start inside the stretch that voices them.
+
+    A stretch runs from one timed token's start to the last loud sample before the next timed
+    token's start (or the end of the audio), so a pause at a comma is not shared out; the untimed
+    speakable tokens in it (espeak voiced them as part of one dictionary word) get starts spread
+    over it in proportion to their letters and characters, an estimate (espeak's syllables inside
+    one word are roughly even). Mutates ``start``.
+    """
+    timed = sorted(start)
+    for k, stop in zip(timed, timed[1:] + [len(tokens)]):
+        inside = [i for i in range(k, stop) if speakable[i]]
+        if len(inside) < 2:
+            continue
+        weights = [max(1, sum(c.isalnum() for c in tokens[i][0])) for i in inside]
+        t0, limit = start[k], start[stop] if stop < len(tokens) else n
+        hi = int(np.searchsorted(loud, limit)) - 1
+        t1 = int(loud[hi]) + 1 if hi >= 0 and loud[hi] >= t0 else limit
+        done = 0
+        for i, w in zip(inside, weights):
+            if i != k:
+                start[i] = t0 + round((t1 - t0) * done / sum(weights))
+            done += w
+
+
 def _postprocess(
-    text: str, native: _NativeResult, sr: int, target_rms_dbfs: float, peak_limit: float
+    text: str, native: _NativeResult, sr: int, target_rms_dbfs: float, peak_limit: float,
+    lang: Language | None = None,
 ) -> Synthesis:
     x = native.samples.astype(np.float32) / 32768.0
     if sr != native.native_rate:
@@ -456,17 +539,25 @@ def _postprocess(
     n = len(y)
     loud = loud - first
 
-    matches = list(_TOKEN_RE.finditer(text))
-    spans = [(m.start(), m.end()) for m in matches]
-    speakable = [any(c.isalnum() or c in "&@%$#+=€£¥" for c in m.group()) for m in matches]
+    tokens = _token_spans(text, lang)
+    spans = [(a, b) for _, a, b in tokens]
+    speakable = [any(c.isalnum() or c in _SPEAKABLE_SYMBOLS for c in tok) for tok, _, _ in tokens]
     ev = native.word_events
-    owner = _assign_events(spans, speakable, [max(0, p - 1) for p, _, _ in ev]) if ev else []
+    positions = [max(0, p - 1) for p, _, _ in ev]
+    if not ev:
+        owner: list[int] = []
+    elif lang is None:
+        owner = _assign_events(spans, speakable, positions)
+    else:
+        owner = _owners_by_span(spans, positions)
 
     # start (in output samples) of each token that got at least one event: its first event
     start: dict[int, int] = {}
     for (_, _, ms), tok in zip(ev, owner):
         s = min(max(round(ms * sr / 1000) - first, 0), n)
         start.setdefault(tok, s)
+    if lang is not None:
+        _estimate_untimed(start, tokens, speakable, loud, n)
     timed = sorted(start)
     for a, b in zip(timed, timed[1:]):  # audio positions are monotone; guard anyway
         start[b] = max(start[b], start[a])
@@ -480,12 +571,12 @@ def _postprocess(
 
     words: list[WordTiming] = []
     prev_end = 0
-    for j, m in enumerate(matches):
+    for j, (tok, _, _) in enumerate(tokens):
         if j in start:
             s, e = start[j], end[j]
         else:  # not voiced by espeak: zero length at the boundary after the previous word
             s = e = prev_end
-        words.append(WordTiming(m.group(), s / sr, e / sr))
+        words.append(WordTiming(tok, s / sr, e / sr))
         prev_end = e
     return Synthesis(audio=y, sample_rate=sr, words=tuple(words))
 
