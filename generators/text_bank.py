@@ -23,7 +23,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .banks import delegations
+from .banks.delegations import Delegations, Spec
 from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy
 from .banks.loader import Bank, load_language
 from .harness import Execution, ToolCall
@@ -65,6 +65,8 @@ __all__ = [
 _BANK: Bank = load_language("en")
 
 DOMAINS: tuple[str, ...] = _BANK.domains
+# the delegated requests (generators/banks/en/delegation_*.yaml) and the phrases they share
+_DELEGATIONS: Delegations = _BANK.delegations
 
 _BY_DOMAIN: dict[str, tuple[Scenario, ...]] = {
     d: tuple(sc for sc in _BANK.scenarios if sc.domain == d) for d in DOMAINS
@@ -144,7 +146,7 @@ def _context(old: Slots, new: Slots, corr: Correction) -> dict[str, object]:
 def _redraw(rng: np.random.Generator, sc: Scenario, base: Slots, corr: Correction) -> Slots | None:
     old_show = render(corr.show, sc.view(base), 0)
     for _ in range(40):
-        value = sc.slots[corr.slot](rng)
+        value = sc.slots[corr.slot](rng, base)
         if value == base[corr.slot]:
             continue
         cand = dict(base)
@@ -320,9 +322,9 @@ def split_for_pause(rng: np.random.Generator, text: str) -> tuple[str, str]:
 # =========================================================================== delegation and timers
 
 
-def _content(rng: np.random.Generator, spec: delegations.Spec, slots: Slots | None = None,
+def _content(rng: np.random.Generator, spec: Spec, slots: Slots | None = None,
              revised_slot: str = "", previous: Slots | None = None) -> DelegationContent:
-    out = delegations.make(rng, spec, slots)
+    out = _DELEGATIONS.make(rng, spec, slots)
     return DelegationContent(
         domain=spec.domain, user_request=str(out["user_request"]), ack=str(out["ack"]), topic=str(out["topic"]),
         call=out["call"], request=str(out["request"]), revisable=bool(spec.revisions), spec=spec.name,  # type: ignore[arg-type]
@@ -333,53 +335,53 @@ def _content(rng: np.random.Generator, spec: delegations.Spec, slots: Slots | No
 def draw_delegation(rng: np.random.Generator, domain: str | None = None, tools: tuple[str, ...] | None = None,
                     exclude_domain: str | None = None, revisable: bool = False) -> DelegationContent:
     """A request for a background tool in ``tools`` (all when None); its call runs on a fresh harness state."""
-    specs = delegations.eligible(domain, tools, exclude_domain, revisable)
+    specs = _DELEGATIONS.eligible(domain, tools, exclude_domain, revisable)
     if not specs:
         raise ValueError(f"no delegation content for domain={domain!r} tools={tools!r} "
                          f"exclude_domain={exclude_domain!r} revisable={revisable}")
-    return _content(rng, delegations.draw_spec(rng, specs))
+    return _content(rng, _DELEGATIONS.draw_spec(rng, specs))
 
 
-def _spec(content: DelegationContent) -> delegations.Spec:
-    return delegations.spec_of(content.spec)
+def _spec(content: DelegationContent) -> Spec:
+    return _DELEGATIONS.by_name[content.spec]
 
 
 def relay_lines(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> tuple[str, ...]:
     """1-3 sentences relaying ``ex``: all of it when ok; for a partial result, says so and relays what came."""
-    return delegations.relay(rng, _spec(content), dict(content.slots), content.topic, ex)
+    return _DELEGATIONS.relay(rng, _spec(content), dict(content.slots), content.topic, ex)
 
 
 def fallback_lines(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> tuple[str, ...]:
     """What went wrong (timed out, service down, the tool refused) and an alternative or next step."""
-    return delegations.fallback(rng, _spec(content), dict(content.slots), content.topic, ex)
+    return _DELEGATIONS.fallback(rng, _spec(content), dict(content.slots), content.topic, ex)
 
 
 def retry_line(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> str:
     """Said when a failed task is sent again: "That timed out, so I'm trying the forecast again."."""
-    return delegations.retry_line(rng, _spec(content), dict(content.slots), content.topic, ex)
+    return _DELEGATIONS.retry_line(rng, _spec(content), dict(content.slots), content.topic, ex)
 
 
 def cancel_request(rng: np.random.Generator, content: DelegationContent) -> str:
     """The user calls the task off: "Actually, never mind the forecast."."""
-    return delegations.cancel_request(rng, _spec(content), dict(content.slots), content.topic)
+    return _DELEGATIONS.cancel_request(rng, _spec(content), dict(content.slots), content.topic)
 
 
 def cancel_ack(rng: np.random.Generator, content: DelegationContent) -> str:
     """The assistant confirms the cancel: "Okay, I've called off the weather check."."""
-    return delegations.cancel_ack(rng, _spec(content), dict(content.slots), content.topic)
+    return _DELEGATIONS.cancel_ack(rng, _spec(content), dict(content.slots), content.topic)
 
 
 def cancel_request_text(content: DelegationContent) -> str:
     """The private cancel request sent to the harness."""
-    return delegations.cancel_request_text(content.topic)
+    return _DELEGATIONS.cancel_request_text(content.topic)
 
 
 def draw_revision(rng: np.random.Generator, content: DelegationContent) -> tuple[str, DelegationContent]:
     """(user revision line, the revised content): same spec, one slot changed, new call and request."""
     spec = _spec(content)
     old = dict(content.slots)
-    rev, new = delegations.revise(rng, spec, old)
-    line = delegations.revision_user(rng, spec, rev, old, new)
+    rev, new = _DELEGATIONS.revise(rng, spec, old)
+    line = _DELEGATIONS.revision_user(rng, spec, rev, old, new)
     return line, _content(rng, spec, new, rev.slot, old)
 
 
@@ -389,7 +391,7 @@ def revision_ack(rng: np.random.Generator, content: DelegationContent) -> str:
         raise ValueError("revision_ack needs the revised content returned by draw_revision")
     spec = _spec(content)
     rev = next(r for r in spec.revisions if r.slot == content.revised_slot)
-    return delegations.revision_ack(rng, spec, rev, dict(content.previous_slots), dict(content.slots))
+    return _DELEGATIONS.revision_ack(rng, spec, rev, dict(content.previous_slots), dict(content.slots))
 
 
 def draw_timer(rng: np.random.Generator) -> TimerContent:

@@ -19,6 +19,7 @@ from generators.banks.loader import (
     load_bank,
     load_language,
 )
+from generators.harness import Execution, HarnessState, ToolCall, execute
 
 EN = BANKS_DIR / "en"
 
@@ -50,7 +51,13 @@ def load_error(folder: Path) -> str:
 def test_every_shipped_file_loads_and_lints_clean() -> None:
     bank = load_language("en")
     files = sorted(p.name for p in EN.glob("*.yaml"))
-    assert files == sorted([f"{d}.yaml" for d in bank.domains] + list(FIXED_FILES))
+    tools = ("weather", "calculator", "unit_convert", "datetime", "lookup", "search", "calendar")
+    assert files == sorted([f"{d}.yaml" for d in bank.domains] + [f"delegation_{t}.yaml" for t in tools] + list(FIXED_FILES))
+    # the delegated requests: every tool, every domain, in the draw order of language.yaml
+    specs = bank.delegations.specs
+    assert len(specs) >= 40 and len(bank.delegations.by_name) == len(specs)
+    assert tuple(dict.fromkeys(s.tool for s in specs)) == tools
+    assert {s.domain for s in specs} == set(bank.domains)
     assert bank.domains == tb.DOMAINS
     assert len(bank.domains) == 12
     # every file is plain YAML any reader can open, and every domain has several kinds of request
@@ -69,6 +76,9 @@ def test_copy_of_shipped_folder_loads_like_the_shipped_one(tmp_path: Path) -> No
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
     for a, b in zip(bank.scenarios, shipped.scenarios, strict=True):
         assert a.view(a.draw_slots(rng_a)) == b.view(b.draw_slots(rng_b))
+    for x, y in zip(bank.delegations.specs, shipped.delegations.specs, strict=True):
+        sx, sy = x.draw(rng_a), y.draw(rng_b)
+        assert x.name == y.name and x.view(sx) == y.view(sy) and x.call(sx) == y.call(sy)
 
 
 def test_load_is_cached_per_path(tmp_path: Path) -> None:
@@ -208,3 +218,145 @@ def test_domain_file_not_listed_and_listed_file_missing(tmp_path: Path) -> None:
     (folder / "more_music.yaml").unlink()
     (folder / "music.yaml").unlink()
     assert "language.yaml: domain file music.yaml does not exist" in load_error(tmp_path / "en")
+
+
+# =========================================================================== delegation files: each lint rule
+
+
+def test_a_new_delegated_request_is_data_only(tmp_path: Path) -> None:
+    """A spec that reuses a shipped reader needs no Python: appended to the lookup file, it loads and answers."""
+    folder = copy_bank(tmp_path)
+    (folder / "delegation_lookup.yaml").write_text((folder / "delegation_lookup.yaml").read_text(encoding="utf-8") + """\
+- name: capital_trip
+  domain: travel
+  slots:
+    country: {list: countries}
+  args: {key: 'capital of {country}'}
+  user: ['I fly to {country} next week. Where do I land if I go to the capital?']
+  ack: ['[Sure|Okay], checking the capital of {country}.']
+  topic: the capital of {country}
+  short: [the capital check]
+  request: Look up the capital city of {country}.
+  read: {fn: read_first_value, with: {fact: capital}}
+  facts: [capital]
+  relay:
+  - main: [capital]
+    say: ['You land in {capital}, the capital of {country}.']
+""", encoding="utf-8")
+    d = load_bank(folder, "en").delegations
+    spec = d.by_name["capital_trip"]
+    assert spec.tool == "lookup" and spec.service == "the reference lookup" and spec.fallback == ()
+    rng = np.random.default_rng(0)
+    made = d.make(rng, spec)
+    ex = execute_ok(made["call"])
+    assert d.relay(rng, spec, made["slots"], str(made["topic"]), ex)[0].startswith("You land in ")
+
+
+def execute_ok(call: ToolCall) -> Execution:
+    status, text, fields = execute(call, HarnessState())
+    assert status == "ok", text
+    return Execution(task_id="t1", tool=call.tool, args=dict(call.args), status=status, latency_s=1.0, text=text, fields=fields)
+
+
+def test_delegation_unknown_slot_in_a_relay_template(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_weather.yaml", "- The chance of rain in {city} {day_on} is {rain} percent.",
+           "- The chance of rain in {town} {day_on} is {rain} percent.")
+    msg = load_error(folder)
+    assert "delegation_weather.yaml: spec 'rain' relay[1] say[0]" in msg and "unknown slot {town}" in msg, msg
+
+
+def test_delegation_relay_part_needing_a_fact_the_reader_does_not_give(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_lookup.yaml", "  - extra: [gate]\n", "  - extra: [gate, terminal]\n")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: spec 'flight' relay[5]" in msg and "needs ['terminal']" in msg, msg
+
+
+def test_delegation_unbalanced_alternation(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_calculator.yaml", "'[Okay|Done|Alright], that''s {each} each.'",
+           "'[Okay|Done|Alright, that''s {each} each.'")
+    msg = load_error(folder)
+    assert "delegation_calculator.yaml: spec 'tip_split' relay[0] say[0]" in msg and "unbalanced '['" in msg, msg
+
+
+def test_delegation_unknown_function_names(tmp_path: Path) -> None:
+    for old, new, where in (("  read: read_flight\n", "  read: read_flights\n", "spec 'flight' read"),
+                            ("  derive: flight_city\n", "  derive: flight_town\n", "spec 'flight' derive"),
+                            ("    match: {sample: fixture}\n", "    match: {sample: fixtures}\n", "spec 'score' slot 'match'")):
+        folder = copy_bank(tmp_path / new.split(": ")[-1].strip("}\n "))
+        file = "delegation_search.yaml" if "fixture" in old else "delegation_lookup.yaml"
+        mutate(folder, file, old, new)
+        msg = load_error(folder)
+        name = new.split(": ")[-1].strip("}\n ")
+        assert f"{file}: {where}" in msg and f"unknown function {name!r}" in msg, msg
+
+
+def test_delegation_reader_argument_the_function_does_not_take(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_lookup.yaml", "read: {fn: read_first_value, with: {fact: capital}}",
+           "read: {fn: read_first_value, with: {fact: capital, decimals: 2}}")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: spec 'capital' read: read_first_value(fact, decimals)" in msg and "decimals" in msg, msg
+
+
+def test_delegation_reader_returning_an_undeclared_fact(tmp_path: Path) -> None:
+    """read_flight finds the gate in every complete result: dropping `gate` from `facts` is caught by running it."""
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_lookup.yaml", "facts: [on_time, cancelled, delay, sched_t, dep_t, gate, rebook]",
+           "facts: [on_time, cancelled, delay, sched_t, dep_t, rebook]")
+    mutate(folder, "delegation_lookup.yaml", "  - extra: [gate]\n    say:\n    - It leaves from gate {gate}.\n    - '[Your gate is|Head to gate] {gate}.'\n", "")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: spec 'flight': read 'read_flight' returns undeclared facts ['gate']" in msg, msg
+
+
+def test_delegation_harness_argument_with_an_alternation(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_lookup.yaml", "args: {key: 'flight {code}'}", "args: {key: '[flight|plane] {code}'}")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: spec 'flight' args 'key'" in msg and "harness argument" in msg, msg
+
+
+def test_delegation_duplicates(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_lookup.yaml", "    - '[Your gate is|Head to gate] {gate}.'\n",
+           "    - It leaves from gate {gate}.\n")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: spec 'flight' relay[5] say" in msg and "duplicate template" in msg, msg
+    folder = copy_bank(tmp_path / "names")
+    mutate(folder, "delegation_lookup.yaml", "- name: capital\n", "- name: flight\n")
+    msg = load_error(folder)
+    assert "delegation files: specs: duplicate spec name 'flight'" in msg, msg
+    folder = copy_bank(tmp_path / "shared")
+    mutate(folder, "delegation.yaml", "  - Forget about {short}, [I don't need it anymore|it's fine|I'll sort it out myself].\n",
+           "  - Scratch that, I don't need {short} after all.\n")
+    msg = load_error(folder)
+    assert "delegation.yaml: cancel.user" in msg and "duplicate template" in msg, msg
+
+
+def test_delegation_unknown_keys(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_lookup.yaml", "- name: capital\n", "- name: capital\n  weigth: 2\n")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: specs[4] 'capital'.weigth" in msg and "Extra inputs are not permitted" in msg, msg
+    folder = copy_bank(tmp_path / "part")
+    mutate(folder, "delegation_lookup.yaml", "  - main: [capital]\n", "  - mian: [capital]\n")
+    msg = load_error(folder)
+    assert "delegation_lookup.yaml: specs[4] 'capital'.relay[0].mian" in msg, msg
+
+
+def test_delegation_shared_phrase_with_a_task_slot_it_cannot_have(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation.yaml", "- '[Done|Okay], {short} is cancelled.'", "- '[Done|Okay], {city} is cancelled.'")
+    msg = load_error(folder)
+    assert "delegation.yaml: cancel.ack[1]" in msg and "unknown slot {city}" in msg, msg
+
+
+def test_delegation_file_tool_and_listing(tmp_path: Path) -> None:
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_search.yaml", "tool: search\n", "tool: lookup\n")
+    assert "delegation_search.yaml: tool: 'lookup' does not match the file name" in load_error(folder)
+    folder = copy_bank(tmp_path / "listing")
+    mutate(folder, "language.yaml", "calendar]", "calendar, timer]")
+    assert "language.yaml: delegation file delegation_timer.yaml does not exist" in load_error(folder)

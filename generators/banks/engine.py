@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -195,7 +196,8 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 # --------------------------------------------------------------------------- scenarios
 
-SlotSampler = Callable[[Rng], object]
+# draws one slot value, given the slots drawn before it (most samplers ignore them)
+SlotSampler = Callable[[Rng, Slots], object]
 Deriver = Callable[[Slots], Slots]
 
 
@@ -229,7 +231,7 @@ class Scenario:
     weight: float = 1.0
 
     def draw_slots(self, rng: Rng) -> Slots:
-        return {name: sampler(rng) for name, sampler in self.slots.items()}
+        return draw_slots(rng, self.slots)
 
     def view(self, base: Slots) -> Slots:
         """Base slots plus derived (string) slots."""
@@ -239,11 +241,19 @@ class Scenario:
         return out
 
 
+def draw_slots(rng: Rng, samplers: Mapping[str, SlotSampler]) -> Slots:
+    """Draw every slot in order; each sampler sees the slots drawn before it."""
+    out: Slots = {}
+    for name, sampler in samplers.items():
+        out[name] = sampler(rng, out)
+    return out
+
+
 def choice_of(values: Sequence[object]) -> SlotSampler:
     """Sampler that draws one element of ``values``."""
     vals = tuple(values)
 
-    def sample(rng: Rng) -> object:
+    def sample(rng: Rng, slots: Slots) -> object:
         return vals[int(rng.integers(len(vals)))]
 
     return sample
@@ -252,13 +262,22 @@ def choice_of(values: Sequence[object]) -> SlotSampler:
 def int_between(lo: int, hi: int, step: int = 1) -> SlotSampler:
     """Sampler for an int in [lo, hi] on a ``step`` grid."""
 
-    def sample(rng: Rng) -> int:
+    def sample(rng: Rng, slots: Slots) -> int:
         return int(lo + step * int(rng.integers(0, (hi - lo) // step + 1)))
 
     return sample
 
 
-def seed_slot(rng: Rng) -> int:
+def cents_between(lo: int, hi: int) -> SlotSampler:
+    """Sampler for an exact amount of ``lo`` to ``hi`` cents (inclusive), as a Decimal of the main unit."""
+
+    def sample(rng: Rng, slots: Slots) -> Decimal:
+        return Decimal(int(rng.integers(lo, hi + 1))) / 100
+
+    return sample
+
+
+def seed_slot(rng: Rng, slots: Slots) -> int:
     """A hidden per-dialogue seed so derived numbers vary between dialogues."""
     return int(rng.integers(0, 2**31 - 1))
 
@@ -268,7 +287,9 @@ __all__ = [
     "Rng",
     "Scenario",
     "Slots",
+    "cents_between",
     "choice_of",
+    "draw_slots",
     "expand",
     "fill",
     "int_between",

@@ -5,9 +5,11 @@ and lints it as it loads. Any problem raises one :class:`BankError` naming the f
 entry: unknown keys, duplicate entries (mapping keys, templates in one list, table keys,
 names defined in two files), unbalanced ``[ ]`` / ``{ }``, a template slot the entry does
 not have, a derive or sample function the language's registry lacks, a template that does
-not render with the entry's slots. The language package (``generators.banks.<lang>``)
-supplies the registry: ``FUNCTIONS`` (derive and sample functions, by name) and ``LISTS``
-(value lists other code owns, e.g. the day names the harness understands).
+not render with the entry's slots; for delegated requests also a relay part needing a fact its
+reader does not declare, a reader argument the function does not take, a call the harness refuses
+and a reader returning an undeclared fact. The language package (``generators.banks.<lang>``)
+supplies the registry: ``FUNCTIONS`` (derive, sample and read functions, by name), ``LISTS``
+(value lists other code owns, e.g. the day names the harness understands) and ``SAY_TIME``.
 
 Loading is cached per process by (folder, language) with :func:`functools.cache`.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import re
 from collections import namedtuple
 from dataclasses import dataclass, field
@@ -27,23 +30,32 @@ import numpy as np
 import pydantic
 import yaml
 
+from generators.harness import HarnessState, execute
+
 from . import model
+from .delegations import Delegations, Part, Phrases, Result, Revision, Spec
 from .engine import (
     Correction,
     Rng,
     Scenario,
     Slots,
     SlotSampler,
+    cents_between,
     choice_of,
+    draw_slots,
     int_between,
     render,
     seed_slot,
 )
 
 BANKS_DIR = Path(__file__).resolve().parent
-FIXED_FILES = ("language.yaml", "common.yaml", "chatter.yaml")
+FIXED_FILES = ("language.yaml", "common.yaml", "chatter.yaml", "delegation.yaml")
 # slots every correction phrase may use besides the entry's own (and their old_ forms)
 _CORRECTION_SLOTS = ("new", "old")
+# slots every delegation phrase may use: the task's topic, a short name for it, the service answering it
+_TASK_SLOTS = frozenset({"topic", "short", "service"})
+_CLASH_SLOTS = frozenset({"c_day", "c_time", "c_title"})
+_REVISION_SLOTS = frozenset({"new", "old", "verb"})
 _SLOT_NAME = re.compile(r"\{(\w+)\}")
 # samples drawn per entry to check that its templates render
 _LINT_DRAWS = 2
@@ -97,7 +109,7 @@ class SlotDraw:
     derive: Callable[[Slots], Slots] | None = None
 
     def draw(self, rng: Rng) -> Slots:
-        out: Slots = {name: sampler(rng) for name, sampler in self.slots.items()}
+        out = draw_slots(rng, self.slots)
         if self.derive is not None:
             out.update(self.derive(dict(out)))
         return out
@@ -132,6 +144,7 @@ class Bank:
     generic_user_corrections: tuple[str, ...]
     generic_acks: tuple[str, ...]
     chatter: Chatter
+    delegations: Delegations
     data: BankData
 
 
@@ -288,6 +301,7 @@ def _check_renders(where: str, templates: Sequence[str], slots: Mapping[str, obj
 class _Registry:
     functions: Mapping[str, Callable[..., Any]]
     lists: Mapping[str, tuple[Any, ...]]
+    say_time: Callable[[Rng, str], str]
 
 
 def _registry(language: str) -> _Registry:
@@ -297,7 +311,7 @@ def _registry(language: str) -> _Registry:
         if fn.__name__ in functions:
             raise BankError(f"generators.banks.{language}: two functions named {fn.__name__!r}")
         functions[fn.__name__] = fn
-    return _Registry(MappingProxyType(functions), MappingProxyType(dict(module.LISTS)))
+    return _Registry(MappingProxyType(functions), MappingProxyType(dict(module.LISTS)), module.SAY_TIME)
 
 
 class _Builder:
@@ -352,11 +366,15 @@ class _Builder:
             if hi < lo or step < 1:
                 raise BankError(f"{where}: int range {list(spec.int_)} is empty")
             return int_between(lo, hi, step)
+        if spec.cents is not None:
+            if spec.cents[1] < spec.cents[0]:
+                raise BankError(f"{where}: cents range {list(spec.cents)} is empty")
+            return cents_between(*spec.cents)
         if spec.seed:
             return seed_slot
         fn = self.function(where, str(spec.sample))
         data = self.data
-        return lambda rng: fn(rng, data)
+        return lambda rng, slots: fn(rng, slots, data)
 
     def slot_set(self, where: str, spec: model.SlotSet) -> tuple[dict[str, SlotSampler], Callable[[Slots], Slots] | None]:
         samplers = {name: self.sampler(f"{where} slot {name!r}", s) for name, s in spec.slots.items()}
@@ -373,7 +391,7 @@ class _Builder:
         views = []
         rng = np.random.default_rng(20240611)
         for _ in range(_LINT_DRAWS):
-            base: Slots = {name: s(rng) for name, s in samplers.items()}
+            base = draw_slots(rng, samplers)
             view = dict(base)
             if derive is not None:
                 try:
@@ -466,6 +484,121 @@ def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
     )
 
 
+def _args_template(where: str, template: str, allowed: frozenset[str]) -> None:
+    """A harness argument is filled with slots only: no alternations."""
+    bad = sorted(set(template) & set("[]|"))
+    if bad:
+        raise BankError(f"{where}: {template!r} is a harness argument but contains {''.join(bad)}")
+    check_template(where, template, allowed)
+
+
+def _reader(b: _Builder, where: str, spec: model.DelegationSpec) -> Callable[[Rng, Result, Slots], dict[str, object]]:
+    read = spec.read if isinstance(spec.read, model.Reader) else model.Reader(fn=spec.read)
+    fn = b.function(f"{where} read", read.fn)
+    try:
+        inspect.signature(fn).bind(None, None, {}, b.data, **read.with_)
+    except TypeError as exc:
+        raise BankError(f"{where} read: {read.fn}({', '.join(read.with_)}): {exc}") from None
+    return functools.partial(fn, data=b.data, **read.with_)
+
+
+def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model.DelegationSpec) -> Spec:
+    where = f"{file}: spec {sp.name!r}"
+    samplers, derive = b.slot_set(where, sp)
+    names = _names(sp) | {"service"}
+    task = names | _TASK_SLOTS
+    facts = frozenset(sp.facts)
+    _no_duplicates(f"{where} facts", sp.facts, "fact")
+    for key, t in sp.args.items():
+        _args_template(f"{where} args {key!r}", t, names)
+    _check_list(f"{where} user", sp.user, names)
+    _check_list(f"{where} ack", sp.ack, names)
+    _check_list(f"{where} short", sp.short, names)
+    check_template(f"{where} topic", sp.topic, names)
+    check_template(f"{where} request", sp.request, names)
+    fallback = df.fallback if sp.fallback is None else sp.fallback
+    _check_list(f"{where} fallback", fallback, task)
+    for i, part in enumerate(sp.relay):
+        pw = f"{where} relay[{i}]"
+        unknown = sorted(set(part.needs) - facts)
+        if unknown:
+            raise BankError(f"{pw}: needs {unknown}, which are not among the reader's facts {list(sp.facts)}")
+        _check_list(f"{pw} say", part.say, task | facts)
+    if not any(part.main for part in sp.relay):
+        raise BankError(f"{where}: relay has no main part (nothing answers the question)")
+    _no_duplicates(f"{where} relay", [(p.needs, p.say) for p in sp.relay], "relay part")
+    _no_duplicates(f"{where} revisions", [r.slot for r in sp.revisions], "revision slot")
+    rev_names = names | {f"old_{n}" for n in names} | _REVISION_SLOTS
+    revisions = []
+    for r in sp.revisions:
+        rw = f"{where} revision {r.slot!r}"
+        if r.slot not in sp.slots:
+            raise BankError(f"{rw}: revises {r.slot!r}, which is not one of the drawn slots {list(sp.slots)}")
+        check_template(f"{rw} show", r.show, names)
+        _check_list(f"{rw} user", r.user, rev_names)
+        _check_list(f"{rw} ack", r.ack, rev_names)
+        revisions.append(Revision(r.slot, r.show, b.sampler(f"{rw} draw", r.draw), r.verb, r.user, r.ack))
+    spec = Spec(
+        name=sp.name, domain=sp.domain, tool=df.tool, slots=MappingProxyType(samplers), args=MappingProxyType(dict(sp.args)),
+        user=sp.user, ack=sp.ack, topic=sp.topic, short=sp.short, service=sp.service or df.service, request=sp.request,
+        read=_reader(b, where, sp), relay=tuple(Part(p.needs, p.say, p.main is not None, p.note is not None) for p in sp.relay),
+        derive=derive, revisions=tuple(revisions), fallback=fallback, weight=sp.weight,
+    )
+    for base in b.check_derived(where, sp, samplers, derive):
+        view = spec.view(base)
+        ctx = {**view, "topic": "the plan", "short": "the check"}
+        _check_renders(f"{where} user", sp.user, view)
+        _check_renders(f"{where} ack", sp.ack, view)
+        _check_renders(f"{where} short", sp.short, view)
+        _check_renders(f"{where} topic", (sp.topic,), view)
+        _check_renders(f"{where} request", (sp.request,), view)
+        _check_renders(f"{where} fallback", fallback, ctx)
+        for i, part in enumerate(sp.relay):
+            _check_renders(f"{where} relay[{i}] say", part.say, {**ctx, **{f: "x" for f in sp.facts}})
+        rev_ctx = {**view, **{f"old_{k}": v for k, v in view.items()}, "new": "x", "old": "y", "verb": "checking"}
+        for r in sp.revisions:
+            _check_renders(f"{where} revision {r.slot!r} user", r.user, rev_ctx)
+            _check_renders(f"{where} revision {r.slot!r} ack", r.ack, rev_ctx)
+        # the call runs on a fresh harness, and its reader finds only declared facts, enough for a main part
+        call = spec.call(base)
+        status, text, fields = execute(call, HarnessState())
+        if status != "ok":
+            raise BankError(f"{where}: the harness refuses the call {dict(call.args)}: {text}")
+        found = spec.read(np.random.default_rng(0), Result(text.rstrip("."), fields, True), base)
+        undeclared = sorted(set(found) - facts)
+        if undeclared:
+            raise BankError(f"{where}: read {sp.read!r} returns undeclared facts {undeclared}")
+        if not any(p.main and set(p.needs) <= set(found) for p in spec.relay):
+            raise BankError(f"{where}: no main relay part can say the result {text!r} (facts {sorted(found)})")
+    return spec
+
+
+def _phrases(file: str, p: model.DelegationPhrasesFile) -> Phrases:
+    task, clash = _TASK_SLOTS, _TASK_SLOTS | _CLASH_SLOTS
+    lists = {
+        "partial.open": (p.partial.open, task), "partial.nothing": (p.partial.nothing, task),
+        "partial.offer": (p.partial.offer, task), "failure.timeout": (p.failure.timeout, task),
+        "failure.down": (p.failure.down, task), "failure.clash": (p.failure.clash, clash),
+        "failure.refused": (p.failure.refused, task), "next.retry": (p.next.retry, task),
+        "next.clash": (p.next.clash, clash), "retry.error": (p.retry.error, task), "retry.timeout": (p.retry.timeout, task),
+        "cancel.user": (p.cancel.user, task), "cancel.ack": (p.cancel.ack, task),
+        "revise.user": (p.revise.user, _REVISION_SLOTS), "revise.ack": (p.revise.ack, _REVISION_SLOTS),
+    }
+    sample = {"topic": "the plan", "short": "the check", "service": "the service", "c_day": "Monday",
+              "c_time": "noon", "c_title": "yoga class", "new": "x", "old": "y", "verb": "checking"}
+    for key, (templates, allowed) in lists.items():
+        _check_list(f"{file}: {key}", templates, allowed)
+        _check_renders(f"{file}: {key}", templates, sample)
+    _args_template(f"{file}: cancel.request", p.cancel.request, frozenset({"topic"}))
+    return Phrases(
+        partial_open=p.partial.open, partial_nothing=p.partial.nothing, partial_offer=p.partial.offer,
+        fail_timeout=p.failure.timeout, fail_down=p.failure.down, fail_clash=p.failure.clash,
+        fail_refused=p.failure.refused, next_retry=p.next.retry, next_clash=p.next.clash,
+        retry_error=p.retry.error, retry_timeout=p.retry.timeout, cancel_user=p.cancel.user,
+        cancel_ack=p.cancel.ack, cancel_request=p.cancel.request, revise_user=p.revise.user, revise_ack=p.revise.ack,
+    )
+
+
 @functools.cache
 def load_bank(folder: Path, language: str) -> Bank:
     """Load and lint the bank in ``folder``; ``language`` names the package with its registry."""
@@ -473,10 +606,12 @@ def load_bank(folder: Path, language: str) -> Bank:
     registry = _registry(language)
     index: model.LanguageFile = _read(folder / "language.yaml", model.LanguageFile)
     _no_duplicates("language.yaml: domains", index.domains, "domain")
+    _no_duplicates("language.yaml: delegations", index.delegations, "tool")
     on_disk = {p.name for p in folder.glob("*.yaml")}
-    listed = {f"{d}.yaml" for d in index.domains}
+    listed = {f"{d}.yaml" for d in index.domains} | {f"delegation_{t}.yaml" for t in index.delegations}
     for name in sorted(listed - on_disk):
-        raise BankError(f"language.yaml: domain file {name} does not exist")
+        kind = "delegation" if name in {f"delegation_{t}.yaml" for t in index.delegations} else "domain"
+        raise BankError(f"language.yaml: {kind} file {name} does not exist")
     for name in sorted(on_disk - listed - set(FIXED_FILES)):
         raise BankError(f"{name}: not listed in language.yaml and not one of {', '.join(FIXED_FILES)}")
 
@@ -493,6 +628,15 @@ def load_bank(folder: Path, language: str) -> Bank:
             raise BankError(f"{file}: domain: {df.domain!r} does not match the file name")
         b.add_data(file, df)
         domain_files.append((file, df))
+    delegation_files: list[tuple[str, model.DelegationFile]] = []
+    for tool in index.delegations:
+        file = f"delegation_{tool}.yaml"
+        dlf: model.DelegationFile = _read(folder / file, model.DelegationFile)
+        if dlf.tool != tool:
+            raise BankError(f"{file}: tool: {dlf.tool!r} does not match the file name")
+        b.add_data(file, dlf)
+        delegation_files.append((file, dlf))
+    phrases = _phrases("delegation.yaml", _read(folder / "delegation.yaml", model.DelegationPhrasesFile))
 
     generic = frozenset(_CORRECTION_SLOTS)
     _check_list("common.yaml: corrections user", common.corrections.user, generic)
@@ -505,6 +649,13 @@ def load_bank(folder: Path, language: str) -> Bank:
         _no_duplicates(f"{file}: scenarios", [sc.name for sc in df.scenarios], "scenario name")
         scenarios.extend(_scenario(b, file, df.domain, sc) for sc in df.scenarios)
     chatter = _chatter(b, "chatter.yaml", chatter_file)
+    _no_duplicates("delegation files: specs", [sp.name for _, f in delegation_files for sp in f.specs], "spec name")
+    specs: list[Spec] = []
+    for file, dlf in delegation_files:
+        for sp in dlf.specs:
+            if sp.domain not in index.domains:
+                raise BankError(f"{file}: spec {sp.name!r}: domain {sp.domain!r} is not one of language.yaml's domains")
+            specs.append(_delegation_spec(b, file, dlf, sp))
     return Bank(
         language=language,
         domains=index.domains,
@@ -513,6 +664,7 @@ def load_bank(folder: Path, language: str) -> Bank:
         generic_user_corrections=common.corrections.user,
         generic_acks=common.corrections.ack,
         chatter=chatter,
+        delegations=Delegations(tuple(specs), phrases, registry.say_time),
         data=b.data,
     )
 

@@ -1,8 +1,10 @@
 """The schema of a text-bank folder (``generators/banks/<lang>/*.yaml``).
 
-A folder holds ``language.yaml`` (which domain files exist, in the order the planners draw
-them), ``common.yaml`` (values several domains share and the generic correction phrases),
-``chatter.yaml`` (short utterances) and one file per domain (``weather.yaml``...). Every model
+A folder holds ``language.yaml`` (which domain and delegation files exist, in the order the
+planners draw them), ``common.yaml`` (values several domains share and the generic correction
+phrases), ``chatter.yaml`` (short utterances), one file per domain (``weather.yaml``...), one file
+per harness tool of delegated requests (``delegation_weather.yaml``...) and ``delegation.yaml``
+(the phrases every delegated request shares). Every model
 forbids unknown keys, so a misspelt key is a load error rather than silently ignored content.
 
 Template syntax: ``[a|b]`` picks one option (options may be empty and may nest), ``{slot}``
@@ -28,8 +30,10 @@ class SlotSpec(_Strict):
 
     ``list``: an element of a named list; ``values``: an element of an inline list; ``table``:
     a whole row of a named table; ``keys``: the key of a random row of a named table;
-    ``int``: ``[lo, hi]`` or ``[lo, hi, step]`` inclusive; ``seed``: a hidden per-dialogue seed
-    for derived numbers; ``sample``: a named sample function (``fn(rng, data)``).
+    ``int``: ``[lo, hi]`` or ``[lo, hi, step]`` inclusive; ``cents``: ``[lo, hi]`` cents inclusive,
+    an exact decimal amount (``[2000, 39999]``: 20 to 399.99); ``seed``: a hidden per-dialogue seed
+    for derived numbers; ``sample``: a named sample function (``fn(rng, slots, data)``, ``slots``
+    being the slots drawn before it, for a value that depends on them).
     """
 
     list_: str | None = Field(None, alias="list")
@@ -37,14 +41,16 @@ class SlotSpec(_Strict):
     table: str | None = None
     keys: str | None = None
     int_: tuple[int, int] | tuple[int, int, int] | None = Field(None, alias="int")
+    cents: tuple[int, int] | None = None
     seed: bool = False
     sample: str | None = None
 
     @model_validator(mode="after")
     def _one_source(self) -> SlotSpec:
-        given = [v for v in (self.list_, self.values, self.table, self.keys, self.int_, self.sample) if v is not None]
+        given = [v for v in (self.list_, self.values, self.table, self.keys, self.int_, self.cents, self.sample)
+                 if v is not None]
         if len(given) + int(self.seed) != 1:
-            raise ValueError("a slot needs exactly one of list, values, table, keys, int, seed, sample")
+            raise ValueError("a slot needs exactly one of list, values, table, keys, int, cents, seed, sample")
         if self.values is not None and not self.values:
             raise ValueError("values must not be empty")
         return self
@@ -168,7 +174,137 @@ class ChatterFile(Data):
     timer: Timer
 
 
+# =========================================================================== delegated requests
+
+
+class RelayPart(_Strict):
+    """One relay sentence and the facts it needs; exactly one of ``main``, ``extra``, ``note``.
+
+    ``main`` parts answer the question; ``extra`` parts add facts (never one already said); a
+    ``note`` is a remark that only needs its facts to be present ("that includes the tip").
+    """
+
+    main: tuple[str, ...] | None = None
+    extra: tuple[str, ...] | None = None
+    note: tuple[str, ...] | None = None
+    say: Templates = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> RelayPart:
+        given = [v for v in (self.main, self.extra, self.note) if v is not None]
+        if len(given) != 1 or not given[0]:
+            raise ValueError("a relay part needs exactly one non-empty list of facts: main, extra or note")
+        return self
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return self.main or self.extra or self.note or ()
+
+
+class Reader(_Strict):
+    """A named reader function and the keyword arguments it is called with."""
+
+    fn: str
+    with_: dict[str, Any] = Field(default_factory=dict, alias="with")
+
+
+class Revision(_Strict):
+    """A one-slot change the user can make while the task runs ("actually, make that Thursday").
+
+    ``draw`` says how the new value is drawn (a ``sample`` function sees the current slots);
+    ``show`` names the value for the shared phrases; ``user`` and ``ack`` are slot-specific phrases
+    that may also use ``{new}``, ``{old}``, ``{verb}`` and ``{old_<slot>}``.
+    """
+
+    slot: str
+    show: str
+    draw: SlotSpec
+    verb: str                   # for "Got it, {verb} {new} instead."
+    user: Templates = ()
+    ack: Templates = ()
+
+
+class DelegationSpec(SlotSet):
+    """A request the background harness answers: what is said around it and how its result is read.
+
+    ``args`` are the harness call's arguments, each a template filled with the slots (no
+    alternations); ``read`` names the function that reads the result into facts, every one of
+    which ``facts`` declares; ``relay`` says them. ``service`` and ``fallback`` default to the file's.
+    """
+
+    name: str
+    domain: str
+    weight: float = Field(1.0, gt=0)
+    args: dict[str, str] = Field(min_length=1)
+    user: Templates = Field(min_length=1)
+    ack: Templates = Field(min_length=1)
+    topic: str                  # "the forecast for {city} {day_on}"
+    short: Templates = Field(min_length=1)   # "the forecast", for cancels and fallbacks
+    service: str | None = None  # "the weather service"
+    request: str                # the private request, plain language, never spoken
+    read: str | Reader
+    facts: tuple[str, ...] = Field(min_length=1)
+    relay: tuple[RelayPart, ...] = Field(min_length=1)
+    revisions: tuple[Revision, ...] = ()
+    fallback: Templates | None = None   # spec-specific next steps when the tool fails
+
+
+class DelegationFile(Data):
+    """``delegation_<tool>.yaml``: the delegated requests one harness tool answers."""
+
+    tool: str
+    service: str                # the default of the specs' ``service``
+    fallback: Templates = ()    # the default of the specs' ``fallback``
+    specs: tuple[DelegationSpec, ...] = Field(min_length=1)
+
+
+class PartialPhrases(_Strict):
+    open: Templates = Field(min_length=1)      # a partial result with facts in it
+    nothing: Templates = Field(min_length=1)   # a partial result without the answer
+    offer: Templates = Field(min_length=1)     # offer to fetch the rest
+
+
+class FailurePhrases(_Strict):
+    timeout: Templates = Field(min_length=1)
+    down: Templates = Field(min_length=1)
+    clash: Templates = Field(min_length=1)     # a calendar refusal: may use {c_day}, {c_time}, {c_title}
+    refused: Templates = Field(min_length=1)
+
+
+class NextPhrases(_Strict):
+    retry: Templates = Field(min_length=1)
+    clash: Templates = Field(min_length=1)
+
+
+class RetryPhrases(_Strict):
+    error: Templates = Field(min_length=1)
+    timeout: Templates = Field(min_length=1)
+
+
+class CancelPhrases(_Strict):
+    user: Templates = Field(min_length=1)
+    ack: Templates = Field(min_length=1)
+    request: str                               # the private cancel request; only {topic}
+
+
+class RevisePhrases(_Strict):
+    user: Templates = Field(min_length=1)
+    ack: Templates = Field(min_length=1)
+
+
+class DelegationPhrasesFile(_Strict):
+    """``delegation.yaml``: the phrases every delegated request shares."""
+
+    partial: PartialPhrases
+    failure: FailurePhrases
+    next: NextPhrases
+    retry: RetryPhrases
+    cancel: CancelPhrases
+    revise: RevisePhrases
+
+
 class LanguageFile(_Strict):
-    """``language.yaml``: the domain files of the folder, in the order the planners draw them."""
+    """``language.yaml``: the domain and delegation files of the folder, in the order the planners draw them."""
 
     domains: tuple[str, ...] = Field(min_length=1)
+    delegations: tuple[str, ...] = Field(min_length=1)   # harness tools: delegation_<tool>.yaml

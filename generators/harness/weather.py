@@ -104,6 +104,32 @@ def degrees(n: int) -> str:
     return f"minus {-n}" if n < 0 else str(n)
 
 
+# What a forecast means for the listener, as functions of the values the result text states, so a
+# relay can give the same advice from what it has read (DESIGN §2 rule 6) as an answer from the model.
+
+
+def wind_desc(wind: int) -> str:
+    return "fairly calm" if wind < 12 else "a little breezy" if wind < 25 else "quite windy" if wind < 35 else "very windy"
+
+
+def rain_comment(rain: int) -> str:
+    if rain < 25:
+        return "you can probably leave the umbrella at home"
+    if rain < 60:
+        return "it's worth keeping an umbrella handy"
+    return "you should plan on getting wet at some point"
+
+
+def layer_for(evening: int) -> str:
+    """What to wear for an evening at ``evening`` degrees."""
+    return "a warm coat" if evening <= 5 else "a sweater" if evening <= 14 else "just a light shirt"
+
+
+def gear_for(cond: str) -> str | None:
+    """What to take for the condition phrase ``cond`` (None for a phrase the model does not know)."""
+    return next((c.gear for c in CONDITIONS if c.phrase == cond), None)
+
+
 def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
     """The forecast for `city` on `day` ((bare, on-form), one of harness.dates.DAYS), fixed by `seed`.
 
@@ -123,25 +149,14 @@ def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
         wind = max(wind, 38)
     gust = wind + int(r.integers(10, 26))
     evening = low + int(r.integers(1, 4))
-    wind_desc = (
-        "fairly calm" if wind < 12 else "a little breezy" if wind < 25 else "quite windy" if wind < 35 else "very windy"
-    )
     windows = ("in the morning", "around midday", "in the late afternoon", "early in the day")
     window = windows[int(r.integers(len(windows)))]
-    rain_comment = (
-        "you can probably leave the umbrella at home"
-        if rain < 25
-        else "it's worth keeping an umbrella handy"
-        if rain < 60
-        else "you should plan on getting wet at some point"
-    )
     if cond.good and rain < 40 and wind < 30:
         verdict = "looks good"
         fit = "works nicely"
     else:
         verdict = "isn't ideal"
         fit = "could be tricky"
-    layer = "a warm coat" if evening <= 5 else "a sweater" if evening <= 14 else "just a light shirt"
     return {
         "high_n": high,
         "low_n": low,
@@ -152,12 +167,12 @@ def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
         "high": degrees(high),
         "low": degrees(low),
         "rain": rain,
-        "rain_comment": rain_comment,
+        "rain_comment": rain_comment(rain),
         "wind": wind,
         "gust": gust,
-        "wind_desc": wind_desc,
+        "wind_desc": wind_desc(wind),
         "evening": degrees(evening),
-        "layer": layer,
+        "layer": layer_for(evening),
         "window": window,
         "verdict": verdict,
         "fit": fit,

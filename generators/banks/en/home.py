@@ -51,7 +51,7 @@ def home_clean(s: Slots, data: BankData) -> Slots:
     return out
 
 
-def clean_rooms(rng: Rng, data: BankData) -> tuple[str, str, str]:
+def clean_rooms(rng: Rng, slots: Slots, data: BankData) -> tuple[str, str, str]:
     keys = list(data.tables["clean_tasks"].keys())
     idx = rng.choice(len(keys), size=3, replace=False)
     return tuple(keys[int(i)] for i in idx)  # type: ignore[return-value]

@@ -85,7 +85,7 @@ def travel_budget(s: Slots, data: BankData) -> Slots:
     }
 
 
-def jetlag_route(rng: Rng, data: BankData) -> tuple[str, str]:
+def jetlag_route(rng: Rng, slots: Slots, data: BankData) -> tuple[str, str]:
     """Two cities at least three time zones apart."""
     while True:
         a, b = (str(c) for c in rng.choice(data.tables["cities"].keys(), size=2, replace=False))

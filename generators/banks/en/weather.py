@@ -40,7 +40,7 @@ def weather_compare(s: Slots, data: BankData) -> Slots:
     }
 
 
-def other_city(rng: Rng, data: BankData) -> str:
+def other_city(rng: Rng, slots: Slots, data: BankData) -> str:
     return str(data.tables["cities"].keys()[int(rng.integers(len(data.tables["cities"].keys())))])
 
 
