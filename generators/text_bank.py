@@ -26,6 +26,7 @@ import numpy as np
 from .banks.delegations import Delegations, Spec
 from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy
 from .banks.loader import Bank, load_language
+from .text_lint import ARTICLES, HESITATION_SOUNDS
 from .harness import Execution, ToolCall
 
 __all__ = [
@@ -254,9 +255,13 @@ def draw_backchannel(rng: np.random.Generator) -> str:
     return str(pick(rng, _BANK.chatter.backchannels))
 
 
-def draw_hesitation(rng: np.random.Generator) -> str:
-    """A filler inside a user turn ("um", "let me think")."""
-    return str(pick(rng, _BANK.chatter.hesitations))
+def draw_hesitation(rng: np.random.Generator, after_word: str = "") -> str:
+    """A filler inside a user turn ("um", "let me think"). After an article only a bare hesitation
+    sound ("a, uh, sewing machine"): a phrase there splices into the noun phrase ("an so, uh emergency fund")."""
+    pool = _BANK.chatter.hesitations
+    if after_word.lower() in ARTICLES:
+        pool = tuple(h for h in pool if h in HESITATION_SOUNDS)
+    return str(pick(rng, pool))
 
 
 def draw_other_directed(rng: np.random.Generator) -> str:

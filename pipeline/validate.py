@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from generators.harness.format import has_protocol_leak
+from generators.text_lint import lint_script
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
 from pipeline.mixer import render_audio
@@ -502,6 +503,12 @@ def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
             yield f"{t.id} asks a question but {nxt.id} follows with no user speech in between"
 
 
+def text_lint(v: RowView) -> Iterator[str]:
+    """No template artefact in anything the row says or reads (generators/text_lint.py, per language)."""
+    if v.script is not None:
+        yield from lint_script(v.script)
+
+
 def rule8_word_timings_true(v: RowView) -> Iterator[str]:
     """A word cut by an interruption ends at the cut and is marked truncated in its turn's attrs."""
     for t in v.turns:
@@ -673,6 +680,7 @@ RULES: tuple[Rule, ...] = (
     Rule("rule7_continuation_from_heard", rule7_continuation_from_heard, "§2 rule 7: continuations"),
     Rule("rule7_question_ends_turn", rule7_question_ends_turn, "§2 rule 7: questions"),
     Rule("rule8_word_timings_true", rule8_word_timings_true, "§2 rule 8"),
+    Rule("text_lint", text_lint, "§6 no template artefact in what is said or read"),
     Rule("delegate_request", delegate_request, "§1 one plain private request per turn, <= 4,000 chars"),
     Rule("backend_plain", backend_plain, "§1 results carry no protocol token or markdown"),
     Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),

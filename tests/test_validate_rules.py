@@ -255,6 +255,15 @@ def m_snr_realised(g):
     return row, {"snr_realised"}
 
 
+def m_text_lint(g):
+    row = g.situation("turn_taking")
+    script = json.loads(row.script)
+    user = next(t for t in script["turns"] if t["role"] == "user")
+    user["text"] += " Is the The Corner Shop open?"   # a name with its own article, after one
+    row.script = json.dumps(script)
+    return row, {"text_lint"}
+
+
 def m_timeline_renders_audio(g):
     row = g.situation("turn_taking")
     meta = json.loads(row.meta)
@@ -290,6 +299,7 @@ MUTATIONS: dict[str, Callable] = {
     "no_clipping": m_no_clipping,
     "snr_realised": m_snr_realised,
     "timeline_renders_audio": m_timeline_renders_audio,
+    "text_lint": m_text_lint,
 }
 
 

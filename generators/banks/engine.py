@@ -80,6 +80,31 @@ def fix_articles(text: str) -> str:
     return _A_BEFORE.sub(repl, text)
 
 
+# Slot values that bring their own article or number into a template's: the agreement fixes.
+ARTICLE_BEFORE_THE = re.compile(r"\b([Tt]he|[Aa]n?) The (?=[A-Z])")          # "try the The Blue Door"
+ARTICLE_BEFORE_ARTICLE = re.compile(r"\b(?:[Tt]he|[Aa]n?) ((?:a|an|the)\b)")   # "the a quarter to two"
+PLURAL_POSSESSIVE = re.compile(r"\b([A-Z]\w* [A-Z]\w*(?:[^aeious\W]|e)s)'s\b")   # "Northgate Rovers's"
+SINGULAR: dict[str, str] = {
+    "hours": "hour", "minutes": "minute", "seconds": "second", "days": "day", "weeks": "week", "months": "month",
+    "years": "year", "nights": "night", "degrees": "degree", "dollars": "dollar", "euros": "euro",
+    "pounds": "pound", "kilometres": "kilometre", "kilometers": "kilometer", "miles": "mile", "metres": "metre",
+    "meters": "meter", "litres": "litre", "liters": "liter", "kilos": "kilo", "kilograms": "kilogram",
+    "grams": "gram", "cups": "cup", "albums": "album", "songs": "song", "sets": "set", "reps": "rep",
+    "people": "person", "portions": "portion", "times": "time", "items": "item", "steps": "step", "pages": "page",
+    "guests": "guest", "rooms": "room", "tickets": "ticket", "episodes": "episode", "books": "book", "games": "game",
+}
+# "1 hours", "one nights"; not a range's end ("minus 3 to 1 degrees") or a decimal ("391.1 kilometres").
+ONE_PLURAL = re.compile(r"(?<![\d.,])(?<!\bto )(?<!\band )(?<!-)\b(1|one) (" + "|".join(SINGULAR) + r")\b")
+
+
+def fix_agreement(text: str) -> str:
+    """Agreement a filled slot breaks: doubled articles, a plural name's possessive, one + plural."""
+    out = ARTICLE_BEFORE_THE.sub(r"\1 ", text)
+    out = ARTICLE_BEFORE_ARTICLE.sub(r"\1", out)
+    out = PLURAL_POSSESSIVE.sub(r"\1'", out)
+    return ONE_PLURAL.sub(lambda m: f"{m.group(1)} {SINGULAR[m.group(2)]}", out)
+
+
 def tidy(text: str, capitalize: bool = True) -> str:
     """Normalise spaces and punctuation and (by default) capitalise the first letter."""
     out = _SPACES.sub(" ", text).strip()
@@ -87,6 +112,7 @@ def tidy(text: str, capitalize: bool = True) -> str:
     out = _DOUBLE_COMMA.sub(",", out)
     out = _COMMA_END.sub(r"\1", out)
     out = out.replace(" ,", ",")
+    out = fix_agreement(out)
     out = fix_articles(out)
     if capitalize and out and out[0].islower():
         out = out[0].upper() + out[1:]
@@ -167,6 +193,8 @@ def spoken_time(hour: int, minute: int = 0, style: int = 0) -> str:
         words = f"a quarter past {word}" if style != 3 else f"{word} fifteen"
     elif minute == 45:
         words = f"a quarter to {number_words(h12 % 12 + 1)}" if style != 3 else f"{word} forty-five"
+    elif number_words(minute) == word:   # 10:10 is "ten past ten", not "ten ten"
+        words = f"{word} past {word}"
     else:
         words = f"{word} {number_words(minute) if minute >= 10 else 'oh ' + number_words(minute)}"
     if style == 0:

@@ -39,7 +39,7 @@ def _with_hesitation(p: Planner, text: str) -> Pause | None:
     if len(p.lang.words(text)) < 4 or p.rng.random() >= p.timing.hesitation_prob:
         return None
     first, _ = tb.split_for_pause(p.rng, text)
-    filler = tb.draw_hesitation(p.rng) if p.rng.random() < 0.5 else None
+    filler = tb.draw_hesitation(p.rng, p.lang.words(first)[-1]) if p.rng.random() < 0.5 else None
     return Pause(after_word=len(p.lang.words(first)), dur_s=p.draw(p.timing.pause_s), filler=filler)
 
 

@@ -41,7 +41,9 @@ def weather_compare(s: Slots, data: BankData) -> Slots:
 
 
 def other_city(rng: Rng, slots: Slots, data: BankData) -> str:
-    return str(data.tables["cities"].keys()[int(rng.integers(len(data.tables["cities"].keys())))])
+    """A second city for a comparison: never the first one ("Marrakesh or Marrakesh")."""
+    others = [c for c in data.tables["cities"].keys() if c != slots.get("city")]
+    return str(others[int(rng.integers(len(others)))])
 
 
 def weather_wear(s: Slots, data: BankData) -> Slots:

@@ -1,0 +1,107 @@
+"""A lint for generated text: the template artefacts a model would copy (issue #12, DESIGN §6).
+
+Each check has an id and a message that quotes the offending words. `lint_script` runs them over
+everything a script will say or read (turns, continuation sentences, cut-ins, overlays, delegate
+requests, backend results), and `pipeline/validate` runs it on every row (rule `text_lint`), so a
+bank, a planner or an LLM-written script that produces one is caught whatever wrote it. The
+checks are English rules; a language brings its own (`LINTS`), and one without them is not linted.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from generators.banks.engine import ONE_PLURAL, PLURAL_POSSESSIVE
+from schemas.script import Script
+from schemas.vocab import EventKind, Role
+
+# Words a person may say twice on purpose ("yeah yeah", "no no, the other one").
+_REPEATABLE = frozenset("yeah yes no right okay ok so very really well oh ah ha bye now go there ding".split())
+# Pure hesitation sounds: the only fillers that can follow an article naturally ("a, uh, sewing machine").
+HESITATION_SOUNDS = frozenset("uh um er erm hmm mm".split())
+ARTICLES = frozenset("a an the".split())
+
+_DOUBLED_ARTICLE = re.compile(r"\b(?:the|an?) (?:the|an?)\b", re.IGNORECASE)
+_REPEATED_WORD = re.compile(r"\b(\w+) \1\b(?!['-])", re.IGNORECASE)   # "tells you you're", "five five-a-side"
+_SAME_OPERANDS = re.compile(r"\b([A-Z][\w']*(?: [A-Z][\w']*)*) (?:or|versus|vs\.?|and) \1\b")
+_ZERO_AMOUNT = re.compile(r"\b0 (?:dollars|euros|pounds)\b")
+_MY_PHRASE = re.compile(r"\bmy ((?:\w+ )?\w+)")
+
+
+@dataclass(frozen=True)
+class Hit:
+    check: str
+    words: str
+
+    def __str__(self) -> str:
+        return f"{self.check}: {self.words!r}"
+
+
+def _found(check: str, pattern: re.Pattern[str], text: str) -> Iterator[Hit]:
+    for m in pattern.finditer(text):
+        yield Hit(check, m.group(0))
+
+
+def lint_utterance(text: str) -> list[Hit]:
+    """Artefacts inside one utterance: doubled articles, repeated words, "X or X", "1 hours",
+    "0 dollars" said as an amount, "Rovers's" (a plural name's possessive is "Rovers'")."""
+    hits = [*_found("doubled_article", _DOUBLED_ARTICLE, text),
+            *_found("same_operands", _SAME_OPERANDS, text),
+            *_found("number_agreement", ONE_PLURAL, text),
+            *_found("zero_amount", _ZERO_AMOUNT, text),
+            *_found("plural_possessive", PLURAL_POSSESSIVE, text)]
+    for m in _REPEATED_WORD.finditer(text):
+        w = m.group(1)
+        if w.lower() not in _REPEATABLE and w.lower() not in ARTICLES and not (len(w) == 1 and w.isupper()):   # "B B King"
+            hits.append(Hit("repeated_word", m.group(0)))
+    return hits
+
+
+def lint_reply(user_text: str, assistant_text: str) -> list[Hit]:
+    """Perspective: the assistant echoing the user's "my living room" as its own ("in my living room")."""
+    said = {m.group(1).lower() for m in _MY_PHRASE.finditer(user_text)}
+    return [Hit("pronoun_perspective", m.group(0)) for m in _MY_PHRASE.finditer(assistant_text)
+            if m.group(1).lower() in said]
+
+
+def lint_hesitation(word_before: str, filler: str) -> list[Hit]:
+    """A filler spliced after an article must be a bare hesitation sound: "an so, uh emergency fund" is not speech."""
+    if word_before.lower().strip(",") in ARTICLES and filler.lower().strip(" ,") not in HESITATION_SOUNDS:
+        return [Hit("filler_splice", f"{word_before} {filler}")]
+    return []
+
+
+@dataclass(frozen=True)
+class Lints:
+    utterance: Callable[[str], list[Hit]]
+    reply: Callable[[str, str], list[Hit]]
+    hesitation: Callable[[str, str], list[Hit]]
+
+
+LINTS: dict[str, Lints] = {"en": Lints(lint_utterance, lint_reply, lint_hesitation)}
+
+
+def lint_script(script: Script) -> list[str]:
+    """Every lint hit of a script, as "<turn id>: <check>: '<words>'" (empty: clean)."""
+    lints = LINTS.get(script.language)
+    if lints is None:
+        return []
+    out: list[str] = []
+    last_user = ""
+    for t in script.turns:
+        said = [t.text]
+        if t.continuation is not None:
+            said += [t.continuation.prefix, *t.continuation.sentences]
+        heard = [t.interruption.text] if t.interruption is not None else []
+        heard += [o.text for o in t.overlays if o.kind != EventKind.BACKCHANNEL]   # "yeah yeah" is speech
+        read = [t.delegate.request, t.delegate.result] if t.delegate is not None else []
+        hits = [h for text in said + heard + read if text for h in lints.utterance(text)]
+        if t.role == Role.USER:
+            last_user = t.text
+        else:
+            hits += [h for text in said if text for h in lints.reply(last_user, text)]
+        if t.pause is not None and t.pause.filler:
+            hits += lints.hesitation(t.text.split()[t.pause.after_word - 1], t.pause.filler)
+        out += [f"{t.id}: {h}" for h in hits]
+    return out

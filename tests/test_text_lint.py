@@ -1,0 +1,58 @@
+"""The generated-text lint (generators/text_lint.py): what it catches, what it leaves alone, and
+that 2,000 scripts of the default mix give it nothing to catch.
+
+The positive cases are sentences the generator wrote before its fixes (issue #12 quotes them);
+the negative ones are correct speech the checks must not flag.
+"""
+from __future__ import annotations
+
+import pytest
+
+from generators.registry import plan_trajectory, scenario_for, trajectory_seed
+from generators.text_lint import lint_hesitation, lint_reply, lint_script, lint_utterance
+from schemas.config import RunConfig
+
+
+@pytest.mark.parametrize("text,check", [
+    ("Hmm, the search had a problem, so I'll try the The Blue Door hours again.", "doubled_article"),
+    ("Invite everyone for half an hour before the a quarter to two start.", "doubled_article"),
+    ("Should I take Vancouver or Vancouver?", "same_operands"),
+    ("I've got 1 hours on a train.", "number_agreement"),
+    ("It suits minus 1 degrees.", "number_agreement"),
+    ("Having 0 dollars already, you need 750 more.", "zero_amount"),
+    ("Sure, checking Northgate Rovers's next fixture.", "plural_possessive"),
+    ("Alright, 70 dollars puts you in the mid range range for a kettle.", "repeated_word"),
+])
+def test_each_artefact_is_caught_by_its_check(text, check):
+    assert [h.check for h in lint_utterance(text)] == [check]
+
+
+@pytest.mark.parametrize("text", [
+    "Temperatures go from minus 3 to 1 degrees.",
+    "It works out at roughly 391.1 kilometres.",
+    "Pale yellow urine tells you you're drinking enough.",
+    "Second, Live at the Regal by B B King.",
+    "Sure, checking Taverna Mykonos's hours for Tuesday.",
+    "yeah yeah, go on",
+    "Ding ding, that's the bread proving.",
+    "One of the best is about one hour away.",
+])
+def test_correct_speech_is_left_alone(text):
+    assert lint_utterance(text) == []
+
+
+def test_perspective_and_hesitation_checks():
+    user = "Can you coach me through a quick glutes session in my living room?"
+    assert [h.check for h in lint_reply(user, "Here's a workout you can do in my living room.")] == ["pronoun_perspective"]
+    assert lint_reply(user, "Here's a workout you can do in your living room.") == []
+    assert [h.check for h in lint_hesitation("an", "so, uh")] == ["filler_splice"]
+    assert lint_hesitation("a", "uh") == [] and lint_hesitation("on", "well") == []
+
+
+def test_two_thousand_default_scripts_are_clean():
+    cfg = RunConfig()
+    hits = []
+    for i in range(2000):
+        script = plan_trajectory(cfg, scenario_for(i, cfg.seed, cfg.scenarios), trajectory_seed(cfg.seed, i))
+        hits += [f"row {i} ({script.scenario}) {h}" for h in lint_script(script)]
+    assert not hits, f"{len(hits)} lint hits, e.g.\n" + "\n".join(hits[:10])
