@@ -407,9 +407,12 @@ def _resolve_text(st: _State, turn: ScriptTurn) -> str:
     ref = st.placed.turns.get(c.of_turn)
     if ref is None or ref.first_unspoken is None:
         raise ScheduleError(f"turn {turn.id}: continuation of {c.of_turn}, which was not interrupted before it")
-    voiced = ref.tokens[: ref.first_unheard]   # rule 7: from what the user heard (rule 8)
-    j = min(sum(1 for w in voiced if st.lang.ends_sentence(w)), len(c.sentences))
-    return st.lang.join([c.prefix, *c.sentences[j:]]).strip()
+    # rule 7: from the first sentence element the user did not fully hear (rule 8). The planned
+    # turn and the continuation have the same elements; a bank "sentence" may hold several.
+    voiced = ref.tokens[: ref.first_unheard]
+    elements = st.lang.sentence_elements(c.sentences)
+    j = min(sum(1 for w in voiced if st.lang.ends_sentence(w)), len(elements))
+    return st.lang.join([c.prefix, *elements[j:]]).strip()
 
 
 def _earliest_window(st: _State, turn: ScriptTurn) -> int:

@@ -476,12 +476,18 @@ def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
         planned = v.lang.words(v.attrs[ref.id].planned_text)
         full = sum(1 for s in _sentences(v.lang, planned) if s[-1] < heard)    # sentence elements fully heard
         text = v.attrs[turn.id].planned_text
-        starts = [j for j in range(len(c.sentences) + 1) if text == v.lang.join([c.prefix, *c.sentences[j:]]).strip()]
+        elements = v.lang.sentence_elements(c.sentences)
+        n_planned = len(_sentences(v.lang, planned))
+        if len(elements) != n_planned:
+            yield (f"{turn.id}: its sentences hold {len(elements)} sentence elements, the turn it continues "
+                   f"{n_planned}: where the cut fell cannot be matched")
+            continue
+        starts = [j for j in range(len(elements) + 1) if text == v.lang.join([c.prefix, *elements[j:]]).strip()]
         if not starts:
             yield f"{turn.id}: text is not its bridging prefix + a tail of its sentences: {text!r}"
         elif starts[0] > full:
             yield (f"{turn.id} resumes at sentence {starts[0]} but sentence {full} "
-                   f"({c.sentences[full]!r}) was not fully heard before the cut of {ref.id}: skipped silently")
+                   f"({elements[full]!r}) was not fully heard before the cut of {ref.id}: skipped silently")
 
 
 def rule7_question_ends_turn(v: RowView) -> Iterator[str]:

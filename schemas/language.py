@@ -56,6 +56,21 @@ class Language:
         words = self.words(text)
         return [i for i, w in enumerate(words[:-1]) if self._end(w).endswith(self.phrase_ends)]
 
+    def sentence_elements(self, texts: Sequence[str]) -> list[str]:
+        """The sentence elements of `texts` in order: each text split after every word that ends a
+        sentence ("Soul, nice! That's a nice fit." is two). What a continuation resumes from."""
+        out: list[str] = []
+        for text in texts:
+            current: list[str] = []
+            for w in self.words(text):
+                current.append(w)
+                if self.ends_sentence(w):
+                    out.append(self.join(current))
+                    current = []
+            if current:
+                out.append(self.join(current))
+        return out
+
     def sentence_of_word(self, sentences: Sequence[str]) -> list[int]:
         """For the text joined from `sentences`, the sentence index of every word."""
         out: list[int] = []

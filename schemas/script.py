@@ -105,9 +105,10 @@ class Timer(_M):
 class Continuation(_M):
     """Text resolved at schedule time from where an earlier turn was cut.
 
-    Repair and resume must say only what was not yet voiced, and that depends on where the cut
-    fell in the rendered audio; so the turn's text is `prefix` + `sentences[j:]`, where j is the
-    sentence of `of_turn` that holds its first unspoken word.
+    Repair and resume must say only what was not yet heard, and that depends on where the cut
+    fell in the rendered audio; so the turn's text is `prefix` + the sentence elements of
+    `sentences` from j on (Language.sentence_elements), where j is the element of `of_turn` that
+    holds its first word not fully heard. `sentences` has the elements `of_turn` has, in order.
     """
 
     of_turn: str

@@ -191,3 +191,11 @@ EN_CASTS_BEFORE: list[list[dict[str, object]]] = [
         {"name": "en-us+m3", "rate": 173, "pitch": 46, "pitch_range": 50},
     ],
 ]
+
+
+def test_sentence_elements_split_a_bank_sentence_that_holds_two():
+    """A continuation resumes by sentence element: "Soul, nice! That's a fit." is two of them."""
+    texts = ["Soul, nice! That's a nice fit for the gym.", "Let's go with 17 songs."]
+    assert ENGLISH.sentence_elements(texts) == ["Soul, nice!", "That's a nice fit for the gym.", "Let's go with 17 songs."]
+    assert ENGLISH.sentence_elements(["no end here", "Done."]) == ["no end here", "Done."]
+    assert CHINESE.sentence_elements(["好的，我看看。明天晴。", "要带伞吗？"]) == ["好的，我看看。", "明天晴。", "要带伞吗？"]

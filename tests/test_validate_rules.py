@@ -16,6 +16,7 @@ import pytest
 
 from pipeline.io import decode_audio, encode_flac
 from pipeline.validate import RULE_IDS, RULES, validate_row
+from schemas.language import ENGLISH
 from schemas.trajectory import TrajectoryRow
 from tests.generated import attrs, find_event, find_relay, find_truncated_turn
 
@@ -188,8 +189,9 @@ def m_rule7_continuation(g):
     turn = next(t for t in script["turns"] if t.get("continuation"))
     c = turn["continuation"]
     text = attrs(event(row, turn["id"]))["planned_text"]
-    j = next(j for j in range(len(c["sentences"]) + 1) if text == " ".join([c["prefix"], *c["sentences"][j:]]).strip())
-    c["sentences"].insert(j, "This sentence was never heard.")   # the continuation now skips it silently
+    elements = ENGLISH.sentence_elements(c["sentences"])
+    j = next(j for j in range(len(elements) + 1) if text == " ".join([c["prefix"], *elements[j:]]).strip())
+    c["sentences"] = [*elements[:j], "This sentence was never heard.", *elements[j:]]   # now skipped silently
     row.script = json.dumps(script)
     return row, {"rule7_continuation_from_heard"}
 
