@@ -171,7 +171,7 @@ class Delegations:
     """
 
     specs: tuple[Spec, ...]
-    phrases: Phrases
+    phrases: Phrases | None   # None for a language without delegated requests
     say_time: Callable[[Rng, str], str]
     by_name: Mapping[str, Spec] = field(init=False, repr=False, compare=False)
 

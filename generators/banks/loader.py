@@ -636,7 +636,9 @@ def load_bank(folder: Path, language: str) -> Bank:
             raise BankError(f"{file}: tool: {dlf.tool!r} does not match the file name")
         b.add_data(file, dlf)
         delegation_files.append((file, dlf))
-    phrases = _phrases("delegation.yaml", _read(folder / "delegation.yaml", model.DelegationPhrasesFile))
+    # the shared delegation phrases are needed (and read) only when the folder has delegated requests
+    phrases = (_phrases("delegation.yaml", _read(folder / "delegation.yaml", model.DelegationPhrasesFile))
+               if index.delegations else None)
 
     generic = frozenset(_CORRECTION_SLOTS)
     _check_list("common.yaml: corrections user", common.corrections.user, generic)

@@ -307,4 +307,4 @@ class LanguageFile(_Strict):
     """``language.yaml``: the domain and delegation files of the folder, in the order the planners draw them."""
 
     domains: tuple[str, ...] = Field(min_length=1)
-    delegations: tuple[str, ...] = Field(min_length=1)   # harness tools: delegation_<tool>.yaml
+    delegations: tuple[str, ...] = ()   # harness tools: delegation_<tool>.yaml (none: no delegation.yaml either)
