@@ -5,6 +5,7 @@ from functools import partial
 
 import numpy as np
 
+from generators import text_bank as tb
 from generators.common import PlanFn, Planner
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking)
@@ -34,6 +35,43 @@ PLANNERS: dict[str, PlanFn] = {
 }
 
 
+# Families whose planners draw delegated requests: a language runs them only when its bank has some.
+DELEGATION_FAMILIES: frozenset[str] = frozenset({
+    Scenario.DELEGATION, Scenario.DELEGATION_MULTI, Scenario.DELEGATION_CANCEL, Scenario.DELEGATION_REVISE,
+    Scenario.DELEGATION_FAILURE})
+# A stream of the trajectory seed of its own for the language draw, so the planner's draws stay as they were.
+_LANGUAGE_STREAM = 0x6C616E67
+
+
+def missing_content(scenario: str, language: str) -> str:
+    """Why `scenario` cannot be planned in `language` ("" when it can): the content it needs is not in the bank."""
+    if scenario in DELEGATION_FAMILIES and not tb.has_delegations(language):
+        return f"the {language} text bank has no delegated requests"
+    return ""
+
+
+def families_for(language: str) -> tuple[str, ...]:
+    """The scenario families a language's text bank has the content for, in SCENARIOS order."""
+    return tuple(s for s in SCENARIOS if not missing_content(s, language))
+
+
+def language_for(cfg: RunConfig, seed: int) -> str:
+    """The language of one trajectory: the run's, or one of its weighted mix drawn from the trajectory's
+    seed alone (its own stream), so worker counts and shard layouts never change it."""
+    weights = cfg.language_weights()
+    if cfg.languages is None or len(weights) == 1:
+        return next(iter(weights))
+    rng = np.random.default_rng([seed, _LANGUAGE_STREAM])
+    codes = list(weights)
+    w = np.array([weights[c] for c in codes], dtype=np.float64)
+    return codes[int(rng.choice(len(codes), p=w / w.sum()))]
+
+
+def scenario_weights(cfg: RunConfig, language: str) -> dict[str, float]:
+    """The run's scenario mix for trajectories in `language`: the families it has no content for left out."""
+    return {s: w for s, w in cfg.scenarios.items() if not missing_content(s, language)}
+
+
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
                 harness: HarnessConfig | None = None) -> Script:
     """Draw one trajectory's script. Every draw comes from `seed` alone."""
@@ -46,9 +84,10 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
 
 
-def plan_trajectory(cfg: RunConfig, scenario: str, seed: int) -> Script:
-    """`plan_script` with the timing, language and harness of a run config: what jobs render."""
-    return plan_script(scenario, seed, cfg.timing, cfg.language, cfg.harness)
+def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | None = None) -> Script:
+    """`plan_script` with the timing, language and harness of a run config: what jobs render.
+    `language` is the trajectory's (`language_for`); None: the run's own `language`."""
+    return plan_script(scenario, seed, cfg.timing, cfg.language if language is None else language, cfg.harness)
 
 
 def trajectory_seed(run_seed: int, index: int) -> int:

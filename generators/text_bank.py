@@ -10,22 +10,33 @@ loaded and linted by :mod:`generators.banks.loader`; this module turns them into
 frozen dataclasses the planners consume, and provides the variety metrics
 (:func:`distinct_n`, :func:`max_sentence_share`) used to check the banks.
 
-All assistant text is plain spoken English for TTS: no markdown, lists, emojis,
-symbols or abbreviations; numbers may be digits.
+Every draw takes the language code of the planner (``lang``, default ``"en"``): the bank of
+that language is loaded on first use and cached per process (:func:`_text`), and its text is
+rendered with the language's own rules (:data:`RULES`: English ``engine.tidy``, Mandarin
+``tidy_zh``), the one place a language's render rules are chosen.
+
+All assistant text is plain spoken text for TTS: no markdown, lists, emojis, symbols or
+abbreviations; English numbers may be digits, Mandarin ones are said in words.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Iterable, Mapping
 
 import numpy as np
 
+from schemas.language import Language, language
+
 from .banks.delegations import Delegations, Spec
-from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, render, render_rng, tidy
+from .banks.engine import Correction, Scenario, Slots, expand, fill, new_seed, pick, tidy
 from .banks.loader import Bank, load_language
+from .banks.zh.render import tidy_zh
 from .text_lint import ARTICLES, HESITATION_SOUNDS
 from .harness import Execution, ToolCall
 
@@ -33,11 +44,13 @@ __all__ = [
     "DOMAINS",
     "DelegationContent",
     "Exchange",
+    "RULES",
     "TimerContent",
     "cancel_ack",
     "cancel_request",
     "cancel_request_text",
     "distinct_n",
+    "domains",
     "draw_background_speech",
     "draw_backchannel",
     "draw_delegation",
@@ -51,7 +64,10 @@ __all__ = [
     "draw_smalltalk",
     "draw_stop_request",
     "draw_timer",
+    "draw_ack",
+    "draw_closing",
     "fallback_lines",
+    "has_delegations",
     "max_sentence_share",
     "relay_lines",
     "retry_line",
@@ -60,18 +76,120 @@ __all__ = [
     "split_sentences",
 ]
 
-# =========================================================================== the bank
+# =========================================================================== languages
 
-# The English bank (generators/banks/en/*.yaml), loaded and linted once per process.
-_BANK: Bank = load_language("en")
+# words after which an English utterance is audibly unfinished
+_DANGLING = frozenset(
+    """a an the my your our their his her its this that these those some any
+    in on at to for from with about of into onto by near around between like than
+    and or but so if because when while as whether
+    is are was be can could would should will do does did
+    me you we i it
+    what where which who how whats
+    make get find tell give help check set book plan""".split()
+)
+# Mandarin words after which a request is audibly unfinished ("帮我查一下明天北京的 / 天气"), besides a
+# word that ends a phrase ("帮我查一下， / 明天北京的天气")
+_DANGLING_ZH = frozenset(
+    "的 把 给 在 从 到 跟 和 还有 就是 一下 帮 帮我 要 想 去 是 比如 那个 这个 关于 有没有".split()
+)
+_PHRASE_MARKS_ZH = ("，", "、", "；", "：", ",", ";", ":")
 
-DOMAINS: tuple[str, ...] = _BANK.domains
-# the delegated requests (generators/banks/en/delegation_*.yaml) and the phrases they share
-_DELEGATIONS: Delegations = _BANK.delegations
 
-_BY_DOMAIN: dict[str, tuple[Scenario, ...]] = {
-    d: tuple(sc for sc in _BANK.scenarios if sc.domain == d) for d in DOMAINS
-}
+def _tidy_en(text: str, capitalize: bool = True) -> str:
+    return tidy(text, capitalize)
+
+
+def _tidy_zh(text: str, capitalize: bool = True) -> str:
+    """Han script has no case: ``capitalize`` does not apply."""
+    return tidy_zh(text)
+
+
+def _pause_after_en(word: str) -> bool:
+    return re.sub(r"[^a-z]", "", word.lower()) in _DANGLING
+
+
+def _pause_after_zh(word: str) -> bool:
+    return word.endswith(_PHRASE_MARKS_ZH) or word in _DANGLING_ZH
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How one language's templates become text and where its user turns may pause.
+
+    ``tidy(text, capitalize)`` normalises a filled template; a hesitation pause never follows a
+    word ending in one of ``no_pause_after`` and prefers a word ``pause_after`` accepts;
+    ``topic_fallback`` names a topic when an answer has none.
+    """
+
+    tidy: Callable[[str, bool], str]
+    no_pause_after: tuple[str, ...]
+    pause_after: Callable[[str], bool]
+    topic_fallback: str
+    topic_ends: str   # stripped from a topic before it fills {topic}
+
+
+# The render rules of every language with a bank: the one place they are chosen.
+RULES: Mapping[str, Rules] = MappingProxyType({
+    "en": Rules(tidy=_tidy_en, no_pause_after=tuple(".!?,;:"), pause_after=_pause_after_en,
+                topic_fallback="what we were talking about", topic_ends=".!?"),
+    # a Mandarin pause may follow a comma: "帮我查一下，呃，明天北京的天气"; never a sentence end
+    "zh": Rules(tidy=_tidy_zh, no_pause_after=tuple("。？！.?!"), pause_after=_pause_after_zh,
+                topic_fallback="刚才说的事", topic_ends="。？！.!?"),
+})
+
+
+@dataclass(frozen=True)
+class _Text:
+    """One language's bank, its render rules and its scenarios by domain."""
+
+    lang: Language
+    bank: Bank
+    rules: Rules
+    by_domain: Mapping[str, tuple[Scenario, ...]]
+
+    @property
+    def delegations(self) -> Delegations:
+        return self.bank.delegations
+
+    def render(self, template: str, slots: Mapping[str, object], seed: int) -> str:
+        """``template`` with its alternation choices fixed by ``seed`` (as ``engine.render``)."""
+        return self.rules.tidy(fill(expand(template, np.random.default_rng(seed)), slots), True)
+
+    def render_rng(self, rng: np.random.Generator, templates: Sequence[str],
+                   slots: Mapping[str, object] | None = None, capitalize: bool = True) -> str:
+        """Pick a template and render it, all with ``rng`` (as ``engine.render_rng``)."""
+        template = pick(rng, templates)
+        return self.rules.tidy(fill(expand(template, rng), slots or {}), capitalize)
+
+
+@functools.cache
+def _text(lang: str) -> _Text:
+    """The bank of language ``lang`` (generators/banks/<lang>/), loaded and linted once per process."""
+    if lang not in RULES:
+        raise ValueError(f"no text bank for language {lang!r} (banks exist for: {', '.join(RULES)})")
+    bank = load_language(lang)
+    by_domain = {d: tuple(sc for sc in bank.scenarios if sc.domain == d) for d in bank.domains}
+    return _Text(lang=language(lang), bank=bank, rules=RULES[lang], by_domain=MappingProxyType(by_domain))
+
+
+def __getattr__(name: str) -> object:
+    """``DOMAINS`` and ``_BANK``: the English bank's, as before the language axis (loaded on first use)."""
+    if name == "DOMAINS":
+        return _text("en").bank.domains
+    if name == "_BANK":
+        return _text("en").bank
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def domains(lang: str = "en") -> tuple[str, ...]:
+    """The exchange domains of a language's bank, in its language.yaml order."""
+    return _text(lang).bank.domains
+
+
+def has_delegations(lang: str) -> bool:
+    """Whether a language's bank has delegated requests (the delegation families need them)."""
+    return bool(_text(lang).delegations.specs)
 
 
 # =========================================================================== dataclasses
@@ -121,6 +239,7 @@ class DelegationContent:
     slots: Mapping[str, object] = field(default_factory=dict)
     revised_slot: str = ""                                           # set on a revised request: the slot
     previous_slots: Mapping[str, object] = field(default_factory=dict)   # and the slots before the change
+    language: str = "en"                                             # whose bank the spec is in
 
 
 @dataclass(frozen=True)
@@ -136,32 +255,33 @@ class TimerContent:
 
 # =========================================================================== exchanges
 
-def _context(old: Slots, new: Slots, corr: Correction) -> dict[str, object]:
+def _context(t: _Text, old: Slots, new: Slots, corr: Correction) -> dict[str, object]:
     ctx: dict[str, object] = dict(new)
     ctx.update({f"old_{k}": v for k, v in old.items()})
-    ctx["new"] = tidy(fill(corr.show, new), capitalize=False)
-    ctx["old"] = tidy(fill(corr.show, old), capitalize=False)
+    ctx["new"] = t.rules.tidy(fill(corr.show, new), False)
+    ctx["old"] = t.rules.tidy(fill(corr.show, old), False)
     return ctx
 
 
-def _redraw(rng: np.random.Generator, sc: Scenario, base: Slots, corr: Correction) -> Slots | None:
-    old_show = render(corr.show, sc.view(base), 0)
+def _redraw(t: _Text, rng: np.random.Generator, sc: Scenario, base: Slots, corr: Correction) -> Slots | None:
+    old_show = t.render(corr.show, sc.view(base), 0)
     for _ in range(40):
         value = sc.slots[corr.slot](rng, base)
         if value == base[corr.slot]:
             continue
         cand = dict(base)
         cand[corr.slot] = value
-        if render(corr.show, sc.view(cand), 0) != old_show:
+        if t.render(corr.show, sc.view(cand), 0) != old_show:
             return cand
     return None
 
 
-def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
+def _exchange_from(rng: np.random.Generator, sc: Scenario, lang: str = "en") -> Exchange:
+    t = _text(lang)
     for _attempt in range(20):
         base = sc.draw_slots(rng)
         corr: Correction = pick(rng, sc.corrections)
-        new_base = _redraw(rng, sc, base, corr)
+        new_base = _redraw(t, rng, sc, base, corr)
         if new_base is None:
             continue
         old, new = sc.view(base), sc.view(new_base)
@@ -170,8 +290,8 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
         for options in sc.answer:
             template = pick(rng, options)
             seed = new_seed(rng)
-            olds.append(render(template, old, seed))
-            news.append(render(template, new, seed))
+            olds.append(t.render(template, old, seed))
+            news.append(t.render(template, new, seed))
         changed = [i for i in range(len(olds)) if olds[i] != news[i]]
         if not changed:
             continue
@@ -185,13 +305,13 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
             keep = sorted(set(keep))
         answer = tuple(olds[i] for i in keep)
         repaired = tuple(news[i] for i in keep)
-        ctx = _context(old, new, corr)
+        ctx = _context(t, old, new, corr)
         # prefer a request that mentions the slot being corrected
-        mentions = tuple(t for t in sc.request if render(t, old, 0) != render(t, new, 0))
-        request = render_rng(rng, mentions or sc.request, old)
-        correction = render_rng(rng, corr.user + (_BANK.generic_user_corrections if corr.generic else ()), ctx)
-        ack = render_rng(rng, corr.ack + (_BANK.generic_acks if corr.generic else ()), ctx)
-        topic = render_rng(rng, sc.topic, old, capitalize=False)
+        mentions = tuple(r for r in sc.request if t.render(r, old, 0) != t.render(r, new, 0))
+        request = t.render_rng(rng, mentions or sc.request, old)
+        correction = t.render_rng(rng, corr.user + (t.bank.generic_user_corrections if corr.generic else ()), ctx)
+        ack = t.render_rng(rng, corr.ack + (t.bank.generic_acks if corr.generic else ()), ctx)
+        topic = t.render_rng(rng, sc.topic, old, capitalize=False)
         return Exchange(
             domain=sc.domain,
             user_request=request,
@@ -205,115 +325,127 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario) -> Exchange:
     raise RuntimeError(f"could not draw a correctable exchange for {sc.domain}")
 
 
-def _scenario_for(rng: np.random.Generator, domain: str) -> Scenario:
-    options = _BY_DOMAIN[domain]
+def _scenario_for(t: _Text, rng: np.random.Generator, domain: str) -> Scenario:
+    options = t.by_domain[domain]
     weights = np.array([sc.weight for sc in options], dtype=float)
     return options[int(rng.choice(len(options), p=weights / weights.sum()))]
 
 
-def draw_exchange(rng: np.random.Generator, domain: str | None = None) -> Exchange:
+def draw_exchange(rng: np.random.Generator, domain: str | None = None, lang: str = "en") -> Exchange:
     """A request with a 4-6 sentence answer and a correction that changes one slot."""
+    t = _text(lang)
     if domain is None:
-        domain = pick(rng, DOMAINS)
-    if domain not in _BY_DOMAIN:
-        raise ValueError(f"unknown domain {domain!r}; known: {DOMAINS}")
-    return _exchange_from(rng, _scenario_for(rng, domain))
+        domain = pick(rng, t.bank.domains)
+    if domain not in t.by_domain:
+        raise ValueError(f"unknown domain {domain!r} in {lang}; known: {t.bank.domains}")
+    return _exchange_from(rng, _scenario_for(t, rng, domain), lang)
 
 
-def draw_followup(rng: np.random.Generator, exclude_domain: str) -> Exchange:
+def draw_followup(rng: np.random.Generator, exclude_domain: str, lang: str = "en") -> Exchange:
     """A new, unrelated request (another domain) for park-and-follow."""
-    options = tuple(d for d in DOMAINS if d != exclude_domain)
-    return draw_exchange(rng, pick(rng, options))
+    options = tuple(d for d in _text(lang).bank.domains if d != exclude_domain)
+    return draw_exchange(rng, pick(rng, options), lang)
 
 
 # =========================================================================== short phrases
 
-def _topic_phrase(topic: str) -> str:
-    topic = topic.strip().rstrip(".!?")
-    if topic in _BANK.domain_topics:
-        return _BANK.domain_topics[topic]
-    return topic or "what we were talking about"
+def _topic_phrase(t: _Text, topic: str) -> str:
+    topic = topic.strip().rstrip(t.rules.topic_ends)
+    if topic in t.bank.domain_topics:
+        return t.bank.domain_topics[topic]
+    return topic or t.rules.topic_fallback
 
 
-def draw_resume_phrase(rng: np.random.Generator, topic: str) -> str:
+def draw_resume_phrase(rng: np.random.Generator, topic: str, lang: str = "en") -> str:
     """The assistant picks a parked answer back up: "Anyway, back to your trip to Rome."."""
-    return render_rng(rng, _BANK.chatter.resume, {"topic": _topic_phrase(topic)})
+    t = _text(lang)
+    return t.render_rng(rng, t.bank.chatter.resume, {"topic": _topic_phrase(t, topic)})
 
 
-def draw_discard_ack(rng: np.random.Generator, topic: str) -> str:
+def draw_discard_ack(rng: np.random.Generator, topic: str, lang: str = "en") -> str:
     """Short acknowledgement after the user says stop: "Sure, I'll leave the recipe there."."""
-    return render_rng(rng, _BANK.chatter.discard, {"topic": _topic_phrase(topic)})
+    t = _text(lang)
+    return t.render_rng(rng, t.bank.chatter.discard, {"topic": _topic_phrase(t, topic)})
 
 
-def draw_stop_request(rng: np.random.Generator) -> str:
+def draw_stop_request(rng: np.random.Generator, lang: str = "en") -> str:
     """The user cuts in to stop the assistant."""
-    return render_rng(rng, _BANK.chatter.stop)
+    t = _text(lang)
+    return t.render_rng(rng, t.bank.chatter.stop)
 
 
-def draw_backchannel(rng: np.random.Generator) -> str:
-    """A listener token that must not take the floor ("mm-hmm", "right")."""
-    return str(pick(rng, _BANK.chatter.backchannels))
+def draw_backchannel(rng: np.random.Generator, lang: str = "en") -> str:
+    """A listener token that must not take the floor ("mm-hmm", "right"; 嗯, 对)."""
+    return str(pick(rng, _text(lang).bank.chatter.backchannels))
 
 
-def draw_hesitation(rng: np.random.Generator, after_word: str = "") -> str:
-    """A filler inside a user turn ("um", "let me think"). After an article only a bare hesitation
-    sound ("a, uh, sewing machine"): a phrase there splices into the noun phrase ("an so, uh emergency fund")."""
-    pool = _BANK.chatter.hesitations
+def draw_hesitation(rng: np.random.Generator, after_word: str = "", lang: str = "en") -> str:
+    """A filler inside a user turn ("um", "let me think"; 呃，). After an English article only a bare
+    hesitation sound ("a, uh, sewing machine"): a phrase there splices into the noun phrase ("an so, uh
+    emergency fund"). Mandarin fillers carry their own "，" and are joined without a space."""
+    pool = _text(lang).bank.chatter.hesitations
     if after_word.lower() in ARTICLES:
         pool = tuple(h for h in pool if h in HESITATION_SOUNDS)
     return str(pick(rng, pool))
 
 
-def draw_other_directed(rng: np.random.Generator) -> str:
+def draw_other_directed(rng: np.random.Generator, lang: str = "en") -> str:
     """The user talking to someone else in the room."""
-    return render_rng(rng, _BANK.chatter.other_directed, _BANK.chatter.other_slots.draw(rng))
+    c = _text(lang).bank.chatter
+    return _text(lang).render_rng(rng, c.other_directed, c.other_slots.draw(rng))
 
 
-def draw_background_speech(rng: np.random.Generator) -> str:
+def draw_background_speech(rng: np.random.Generator, lang: str = "en") -> str:
     """Speech by someone in the background (TV, radio, passer-by)."""
-    return render_rng(rng, _BANK.chatter.background, _BANK.chatter.other_slots.draw(rng))
+    c = _text(lang).bank.chatter
+    return _text(lang).render_rng(rng, c.background, c.other_slots.draw(rng))
 
 
-def draw_smalltalk(rng: np.random.Generator) -> tuple[str, str]:
+def draw_smalltalk(rng: np.random.Generator, lang: str = "en") -> tuple[str, str]:
     """(user line, assistant reply) small talk while a task runs."""
-    item = pick(rng, _BANK.chatter.smalltalk)
-    slots = _BANK.chatter.smalltalk_slots.draw(rng)
-    return render_rng(rng, item[0], slots), render_rng(rng, item[1], slots)
+    t = _text(lang)
+    item = pick(rng, t.bank.chatter.smalltalk)
+    slots = t.bank.chatter.smalltalk_slots.draw(rng)
+    return t.render_rng(rng, item[0], slots), t.render_rng(rng, item[1], slots)
+
+
+def draw_ack(rng: np.random.Generator, lang: str = "en") -> str:
+    """The user's short thanks folded into the next request of a long conversation ("Got it.")."""
+    return str(pick(rng, _text(lang).bank.chatter.acks))
+
+
+def draw_closing(rng: np.random.Generator, lang: str = "en") -> tuple[str, str]:
+    """(user's last line, assistant's reply) that close a long conversation."""
+    closing: tuple[str, str] = pick(rng, _text(lang).bank.chatter.closings)
+    return closing
 
 
 # =========================================================================== pause splitting
 
-# words after which an utterance is audibly unfinished
-_DANGLING = frozenset(
-    """a an the my your our their his her its this that these those some any
-    in on at to for from with about of into onto by near around between like than
-    and or but so if because when while as whether
-    is are was be can could would should will do does did
-    me you we i it
-    what where which who how whats
-    make get find tell give help check set book plan""".split()
-)
 
-
-def split_for_pause(rng: np.random.Generator, text: str) -> tuple[str, str]:
+def split_for_pause(rng: np.random.Generator, text: str, lang: str = "en") -> tuple[str, str]:
     """Split a user request into an audibly unfinished head and the rest.
 
-    The split is on a word boundary, both parts are non-empty, and
-    ``head + " " + tail`` equals the whitespace-normalised ``text``. The head ends
-    on a function word where possible ("Can you tell me the weather in" /
-    "Paris tomorrow?"), never on sentence-final punctuation.
+    The split is on a word boundary of the language (``Language.words``: spaces in English, jieba
+    words in Mandarin), both parts are non-empty, and ``Language.join([head, tail])`` equals the
+    (whitespace-normalised) ``text``; the head has exactly as many words alone as inside the text,
+    so a pause after ``len(words(head))`` words falls there. The head ends where the language's
+    rules prefer a pause (an English function word: "Can you tell me the weather in" / "Paris
+    tomorrow?"; a Mandarin phrase end or particle: "帮我查一下，" / "明天北京的天气。"), never on a
+    sentence end (nor, in English, on any punctuation).
     """
-    words = text.split()
+    t = _text(lang)
+    words = t.lang.words(text)
     if len(words) < 2:
         raise ValueError(f"cannot split a one-word utterance: {text!r}")
     candidates: list[int] = []  # k: head = words[:k]
     fallback: list[int] = []
     for k in range(1, len(words)):
         last = words[k - 1]
-        if last[-1] in ".!?,;:":
+        if last.rstrip().endswith(t.rules.no_pause_after) or len(t.lang.words(t.lang.join(words[:k]))) != k:
             continue
         fallback.append(k)
-        if k >= 2 and re.sub(r"[^a-z]", "", last.lower()) in _DANGLING:
+        if k >= 2 and t.rules.pause_after(last.rstrip()):
             candidates.append(k)
     # prefer splits away from the very start so the head carries some content
     good = [k for k in candidates if k >= 3] or candidates or [k for k in fallback if k >= 2] or fallback
@@ -321,73 +453,80 @@ def split_for_pause(rng: np.random.Generator, text: str) -> tuple[str, str]:
         k = len(words) // 2
     else:
         k = int(pick(rng, good))
-    return " ".join(words[:k]), " ".join(words[k:])
+    return t.lang.join(words[:k]).rstrip(), t.lang.join(words[k:])
 
 
 # =========================================================================== delegation and timers
 
 
 def _content(rng: np.random.Generator, spec: Spec, slots: Slots | None = None,
-             revised_slot: str = "", previous: Slots | None = None) -> DelegationContent:
-    out = _DELEGATIONS.make(rng, spec, slots)
+             revised_slot: str = "", previous: Slots | None = None, lang: str = "en") -> DelegationContent:
+    out = _text(lang).delegations.make(rng, spec, slots)
     return DelegationContent(
         domain=spec.domain, user_request=str(out["user_request"]), ack=str(out["ack"]), topic=str(out["topic"]),
         call=out["call"], request=str(out["request"]), revisable=bool(spec.revisions), spec=spec.name,  # type: ignore[arg-type]
         slots=out["slots"], revised_slot=revised_slot, previous_slots=previous or {},  # type: ignore[arg-type]
+        language=lang,
     )
 
 
 def draw_delegation(rng: np.random.Generator, domain: str | None = None, tools: tuple[str, ...] | None = None,
-                    exclude_domain: str | None = None, revisable: bool = False) -> DelegationContent:
+                    exclude_domain: str | None = None, revisable: bool = False, lang: str = "en") -> DelegationContent:
     """A request for a background tool in ``tools`` (all when None); its call runs on a fresh harness state."""
-    specs = _DELEGATIONS.eligible(domain, tools, exclude_domain, revisable)
+    d = _text(lang).delegations
+    specs = d.eligible(domain, tools, exclude_domain, revisable)
     if not specs:
-        raise ValueError(f"no delegation content for domain={domain!r} tools={tools!r} "
+        raise ValueError(f"no delegation content in {lang} for domain={domain!r} tools={tools!r} "
                          f"exclude_domain={exclude_domain!r} revisable={revisable}")
-    return _content(rng, _DELEGATIONS.draw_spec(rng, specs))
+    return _content(rng, d.draw_spec(rng, specs), lang=lang)
+
+
+def _delegations(content: DelegationContent) -> Delegations:
+    return _text(content.language).delegations
 
 
 def _spec(content: DelegationContent) -> Spec:
-    return _DELEGATIONS.by_name[content.spec]
+    return _delegations(content).by_name[content.spec]
 
 
 def relay_lines(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> tuple[str, ...]:
     """1-3 sentences relaying ``ex``: all of it when ok; for a partial result, says so and relays what came."""
-    return _DELEGATIONS.relay(rng, _spec(content), dict(content.slots), content.topic, ex)
+    return _delegations(content).relay(rng, _spec(content), dict(content.slots), content.topic, ex)
 
 
 def fallback_lines(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> tuple[str, ...]:
     """What went wrong (timed out, service down, the tool refused) and an alternative or next step."""
-    return _DELEGATIONS.fallback(rng, _spec(content), dict(content.slots), content.topic, ex)
+    return _delegations(content).fallback(rng, _spec(content), dict(content.slots), content.topic, ex)
 
 
 def retry_line(rng: np.random.Generator, content: DelegationContent, ex: Execution) -> str:
     """Said when a failed task is sent again: "That timed out, so I'm trying the forecast again."."""
-    return _DELEGATIONS.retry_line(rng, _spec(content), dict(content.slots), content.topic, ex)
+    return _delegations(content).retry_line(rng, _spec(content), dict(content.slots), content.topic, ex)
 
 
 def cancel_request(rng: np.random.Generator, content: DelegationContent) -> str:
     """The user calls the task off: "Actually, never mind the forecast."."""
-    return _DELEGATIONS.cancel_request(rng, _spec(content), dict(content.slots), content.topic)
+    return _delegations(content).cancel_request(rng, _spec(content), dict(content.slots), content.topic)
 
 
 def cancel_ack(rng: np.random.Generator, content: DelegationContent) -> str:
     """The assistant confirms the cancel: "Okay, I've called off the weather check."."""
-    return _DELEGATIONS.cancel_ack(rng, _spec(content), dict(content.slots), content.topic)
+    return _delegations(content).cancel_ack(rng, _spec(content), dict(content.slots), content.topic)
 
 
 def cancel_request_text(content: DelegationContent) -> str:
     """The private cancel request sent to the harness."""
-    return _DELEGATIONS.cancel_request_text(content.topic)
+    return _delegations(content).cancel_request_text(content.topic)
 
 
 def draw_revision(rng: np.random.Generator, content: DelegationContent) -> tuple[str, DelegationContent]:
     """(user revision line, the revised content): same spec, one slot changed, new call and request."""
     spec = _spec(content)
+    d = _delegations(content)
     old = dict(content.slots)
-    rev, new = _DELEGATIONS.revise(rng, spec, old)
-    line = _DELEGATIONS.revision_user(rng, spec, rev, old, new)
-    return line, _content(rng, spec, new, rev.slot, old)
+    rev, new = d.revise(rng, spec, old)
+    line = d.revision_user(rng, spec, rev, old, new)
+    return line, _content(rng, spec, new, rev.slot, old, content.language)
 
 
 def revision_ack(rng: np.random.Generator, content: DelegationContent) -> str:
@@ -396,29 +535,33 @@ def revision_ack(rng: np.random.Generator, content: DelegationContent) -> str:
         raise ValueError("revision_ack needs the revised content returned by draw_revision")
     spec = _spec(content)
     rev = next(r for r in spec.revisions if r.slot == content.revised_slot)
-    return _DELEGATIONS.revision_ack(rng, spec, rev, dict(content.previous_slots), dict(content.slots))
+    return _delegations(content).revision_ack(rng, spec, rev, dict(content.previous_slots), dict(content.slots))
 
 
-def draw_timer(rng: np.random.Generator) -> TimerContent:
+def draw_timer(rng: np.random.Generator, lang: str = "en") -> TimerContent:
     """A 6-20 second timer with a varied acknowledgement and announcement."""
-    c = _BANK.chatter
+    t = _text(lang)
+    c = t.bank.chatter
     slots = c.timer_slots.draw(rng)
     return TimerContent(
-        user_request=render_rng(rng, c.timer_request, slots),
-        ack=render_rng(rng, c.timer_ack, slots),
+        user_request=t.render_rng(rng, c.timer_request, slots),
+        ack=t.render_rng(rng, c.timer_ack, slots),
         seconds=int(slots["seconds"]),  # type: ignore[call-overload]
         label=str(slots["label"]),
-        announce=render_rng(rng, c.timer_announce, slots),
+        announce=t.render_rng(rng, c.timer_announce, slots),
     )
 
 
 # =========================================================================== metrics
 
-_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9])")
+# a sentence end followed by a capital or digit (English), or a full-width one (Mandarin: no space, no case)
+_SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[\"'(]?[A-Z0-9])|(?<=[。？！])\s*(?=[^\s”’」』）》])|(?<=[。？！][”’」』）》])\s*(?=\S)")
+_HAN_CHAR = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3007])")
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences at ``.``, ``!`` or ``?`` followed by a capital or digit."""
+    """Split text into sentences at ``.``, ``!`` or ``?`` followed by a capital or digit, or after
+    ``。``, ``！`` or ``？`` (text of any language of the banks)."""
     text = " ".join(text.split())
     if not text:
         return []
@@ -426,12 +569,15 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _tokens(text: str) -> list[str]:
+    """Lowercased words without punctuation; a Han character is a token of its own (Mandarin is
+    measured on characters: its words are not written apart)."""
     text = text.lower().replace("'", "").replace("\u2019", "")
-    return re.sub(r"[^\w\s]", " ", text).split()
+    return _HAN_CHAR.sub(r" \1 ", re.sub(r"[^\w\s]", " ", text)).split()
 
 
 def distinct_n(texts: Iterable[str], n: int = 2) -> float:
-    """Unique word n-grams / total n-grams (lowercased, punctuation stripped), per text."""
+    """Unique word n-grams / total n-grams (lowercased, punctuation stripped), per text; over
+    characters for Mandarin text."""
     seen: set[tuple[str, ...]] = set()
     total = 0
     for text in texts:

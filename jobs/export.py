@@ -50,6 +50,7 @@ from model.protocol import (
 from pipeline.io import Store, sha256_file
 from schemas.arrow import AUDIO_TYPE
 from schemas.errors import UsageError
+from schemas.language import language
 from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, CHUNK_EOS, DELEGATE, DELEGATE_END, SPEECH_TOKENS_PER_SECOND,
                               TURN_EOS)
 
@@ -252,7 +253,8 @@ def convert_row(row: dict[str, Any], where: str) -> dict[str, Any]:
     frames = row.get("frames") or []
     if frames and len(frames) != n:
         raise ExportError(f"{where}: {len(frames)} frames for {n} units (Omni rows need one per unit)")
-    enc = _encoder(unit_s).encode(units, has_frames=bool(frames), where=where)
+    enc = _encoder(unit_s).encode(units, has_frames=bool(frames), where=where,
+                                  word_separator=language(row.get("language") or "en").word_separator)
     blob = (row.get("user_audio") or {}).get("bytes")
     if not blob:
         raise ExportError(f"{where}: user_audio has no bytes")

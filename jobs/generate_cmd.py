@@ -43,6 +43,7 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num", type=whole_number(1), help="number of trajectories")
     p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
     p.add_argument("--seed", type=whole_number(0), help="run seed (>= 0)")
+    p.add_argument("--language", help="language of every trajectory (en, zh); a config's `languages` mixes them")
     p.add_argument("--shard-size", type=whole_number(1), help="trajectories per shard")
     p.add_argument("--force-new-run", action="store_true", help="discard an older run with another config")
 
@@ -50,7 +51,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
 def resolve_config(args: argparse.Namespace):
     """The RunConfig of a generate/submit command line (raises schemas.config.ConfigError)."""
     from schemas.config import load_config
-    overrides = {"num": args.num, "seed": args.seed, "shard_size": args.shard_size}
+    overrides = {"num": args.num, "seed": args.seed, "shard_size": args.shard_size,
+                 "language": getattr(args, "language", None)}
     if args.scenario:
         overrides["scenarios"] = {s: 1.0 for s in args.scenario}
     return load_config(args.config, overrides, preset=getattr(args, "preset", None))

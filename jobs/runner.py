@@ -234,7 +234,9 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
         faults = read_faults()
     except ValueError as err:
         raise RunRefused(str(err)) from None
-    preflight(cfg)   # file-reading config checks, before anything is written or any worker starts
+    # file-reading and language config checks, before anything is written or any worker starts
+    for note in preflight(cfg):
+        print(note, file=sys.stderr, flush=True)
     store = _open_store(out)
     with output_lock(store, "duplexsynth generate"):
         _check_output_folder(store)

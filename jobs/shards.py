@@ -14,13 +14,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generators.registry import plan_trajectory, scenario_for, trajectory_seed
+from generators.registry import (families_for, language_for, missing_content, plan_trajectory, scenario_for,
+                                 scenario_weights, trajectory_seed)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
-from schemas.config import ConfigError, RunConfig
+from schemas.config import DEFAULT_SCENARIOS, ConfigError, RunConfig
 from schemas.trajectory import FailedRecord, TrajectoryRow
 from schemas.vocab import EventKind
 
@@ -105,13 +106,55 @@ def load_tokenizer(cfg: RunConfig) -> Any | None:
     return S3SpeechTokenizer(cfg.speech_tokenizer.onnx_path)
 
 
-def preflight(cfg: RunConfig) -> None:
+def check_languages(cfg: RunConfig) -> list[str]:
+    """The scenario families each language of the run can plan; the notes to print (one line a language).
+
+    A family a language has no content for is left out of that language's mix (the note says which
+    and why), unless the config asks for its own families (`scenarios` other than the default mix,
+    `--scenario`) in a run of one language: then asking for it is refused. (The default mix is told
+    by its value, not by whether it was typed, so a dumped and reloaded config, as `submit` sends,
+    is judged the same.) A family no language of the run has, or a language left with no family at
+    all, is refused too. Raises ConfigError naming the fields.
+    """
+    langs = list(cfg.language_weights())
+    explicit = cfg.scenarios != {s: 1.0 for s in DEFAULT_SCENARIOS}
+    field = "language" if cfg.languages is None else "languages"
+    asked = [s for s, w in cfg.scenarios.items() if w > 0]
+    if explicit and len(langs) == 1:
+        code = langs[0]
+        refused = [s for s in asked if missing_content(s, code)]
+        if refused:
+            raise ConfigError(f"scenarios: {', '.join(refused)} cannot be made in language {code} "
+                              f"({missing_content(refused[0], code)}); families {code} has content for: "
+                              f"{', '.join(families_for(code))}")
+    for s in asked if explicit else ():
+        if all(missing_content(s, code) for code in langs):
+            raise ConfigError(f"scenarios: {s} cannot be made in {field} {', '.join(langs)} "
+                              f"({missing_content(s, langs[0])}); families {langs[0]} has content for: "
+                              f"{', '.join(families_for(langs[0]))}")
+    notes: list[str] = []
+    for code in langs:
+        left_out = [s for s in asked if missing_content(s, code)]
+        if not left_out:
+            continue
+        why = missing_content(left_out[0], code)
+        if not scenario_weights(cfg, code):
+            raise ConfigError(f"scenarios: none of {', '.join(asked)} can be made in {code} ({why}); "
+                              f"families {code} has content for: {', '.join(families_for(code))}")
+        others = [c for c in langs if c != code]
+        notes.append(f"note: {code} rows leave out {', '.join(left_out)} ({why})"
+                     + (f"; those families are drawn in {', '.join(others)} only" if others else ""))
+    return notes
+
+
+def preflight(cfg: RunConfig) -> list[str]:
     """The config checks that read files, run once on the driver before any worker starts.
 
     pydantic (schemas/config.py) checks values, and that files and folders exist; it runs again in
     every worker, so what reads more than that lives here: audio inside noise_dir / rir_dir when
     they are drawn from, and the speech tokenizer ONNX (loadable, S3 signature, 25 Hz output).
-    Without it each of these fails every trajectory in the workers. Raises ConfigError.
+    Without it each of these fails every trajectory in the workers. Raises ConfigError. Returns the
+    notes of `check_languages` for the driver to print.
     """
     from pipeline.rooms import AUDIO_EXTS, list_audio
     from pipeline.speech_tokens import TokenizerModelError, check_onnx_model
@@ -128,6 +171,7 @@ def preflight(cfg: RunConfig) -> None:
             check_onnx_model(cfg.speech_tokenizer.onnx_path)
         except TokenizerModelError as err:
             raise ConfigError(f"speech_tokenizer.onnx_path: {err}") from None
+    return check_languages(cfg)
 
 
 def assistant_text(row: TrajectoryRow) -> str:
@@ -149,7 +193,6 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     store = out if isinstance(out, Store) else Store(out)
     tts = tts if tts is not None else load_tts(cfg)
     tokenizer = tokenizer if tokenizer is not None else load_tokenizer(cfg)
-    weights = cfg.scenarios
     rows: list[TrajectoryRow] = []
     failures: list[FailedRecord] = []
     planted = set((faults or {}).get("rows", ()))
@@ -158,10 +201,11 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
         seed, scenario = -1, ""   # -1 / "": what a record says if the seed or scenario itself failed
         try:
             seed = trajectory_seed(cfg.seed, j)
-            scenario = scenario_for(j, cfg.seed, weights)
+            lang = language_for(cfg, seed)
+            scenario = scenario_for(j, cfg.seed, scenario_weights(cfg, lang))
             if tid in planted:
                 raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
-            script = plan_trajectory(cfg, scenario, seed)   # planning is a generator's; pipeline realises it
+            script = plan_trajectory(cfg, scenario, seed, lang)   # planning is a generator's; pipeline realises it
             rows.append(render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer))
         except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
             failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,

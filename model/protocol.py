@@ -360,7 +360,8 @@ class UnitEncoder:
                                 "tokenizer's BPE vocabulary contains a protocol token as plain text")
         return ids
 
-    def encode(self, units: Sequence[dict[str, Any]], *, has_frames: bool = False, where: str = "") -> Encoded:
+    def encode(self, units: Sequence[dict[str, Any]], *, has_frames: bool = False, where: str = "",
+               word_separator: str = " ") -> Encoded:
         v = self.v
         ids: list[int] = []
         mask: list[int] = []
@@ -370,7 +371,9 @@ class UnitEncoder:
             ids.extend(toks)
             mask.extend([loss] * len(toks))
 
-        in_turn = False  # a turn's later text gets a leading space, as the words are in one sentence
+        # a turn's later text is joined on with the row language's word separator (a space in English,
+        # nothing in Mandarin: schemas/language.py), as the words are in one sentence
+        in_turn = False
         for k, u in enumerate(units):
             at = f"{where} unit {k}"
             if int(u.get("index", k)) != k:
@@ -394,7 +397,7 @@ class UnitEncoder:
                 put([v[SPEAK]], 1)
                 text = u.get("spoken_text") or ""
                 if text:
-                    put(self.text((" " if in_turn else "") + text), 1)
+                    put(self.text((word_separator if in_turn else "") + text), 1)
                     in_turn = True
                 if tokens:
                     if len(tokens) != self.speech_per_unit:

@@ -6,7 +6,8 @@ and `stats` all produce the identical samples. The SNR gain is applied by the ca
 
 * colour: 1/f^alpha noise (pipeline/acoustics.colored_noise), from a recorded seed.
 * babble: 3-6 background talkers from a fixed bank of TTS voices reading fixed sentences (the
-  bank is a function of the TTS backend and sample rate only, cached per process), each looped
+  bank is a function of the TTS backend, sample rate and the row's language only: a Mandarin row
+  hears Mandarin talkers in `cmn` voices; cached per process), each looped
   from a drawn offset at a drawn level, summed. Several overlapping voices with no words the
   model could follow: the "cafe" noise of DNS / MUSAN babble.
 * hum: 50 or 60 Hz mains hum with decaying odd-heavy harmonics and drawn phases.
@@ -28,7 +29,7 @@ from schemas.timeline import BabbleNoise, ColourNoise, FileNoise, HumNoise, Nois
 BABBLE_BANK_TALKERS = 12
 BABBLE_BANK_SECONDS = 24.0
 BABBLE_BANK_VERSION = 1
-BABBLE_SENTENCES: tuple[str, ...] = (
+BABBLE_SENTENCES_EN: tuple[str, ...] = (
     "I told her we would meet at the station around six, but the train was late again.",
     "Did you see the game last night? They scored twice in the last ten minutes.",
     "We are thinking about painting the kitchen a lighter colour this spring.",
@@ -54,26 +55,58 @@ BABBLE_SENTENCES: tuple[str, ...] = (
     "My phone battery dies so quickly these days, I might get a new one.",
     "Apparently the museum is free on the first Sunday of every month.",
 )
+BABBLE_SENTENCES_ZH: tuple[str, ...] = (
+    "我跟她说好了六点左右在车站见，结果火车又晚点了。",
+    "你看昨晚的比赛了吗？最后十分钟连进了两个球。",
+    "我们打算今年春天把厨房刷成浅一点的颜色。",
+    "街角新开的那家早餐店挺好吃的，而且不贵。",
+    "我哥刚在城里找了份工作，正在到处看房子呢。",
+    "能把菜单递给我吗？我还没想好点什么。",
+    "周末下了两天雨，我们就待在家里看老电影。",
+    "她说会议改到星期四了，这样大家都方便。",
+    "我觉得明天得早点出门，免得路上堵车。",
+    "办公室的暖气终于修好了，现在又暖和了。",
+    "我们早上去了趟菜市场，买了一大堆蔬菜。",
+    "说实话，第二季比第一季好看多了。",
+    "他老是忘带钥匙，所以我们在花园里藏了一把备用的。",
+    "孩子们下周要去春游，这几天天天都在说这个。",
+    "我得趁银行下班前打个电话问问卡的事。",
+    "要不我们去试试大家一直在说的那家意大利餐厅吧。",
+    "飞机倒是挺顺利的，就是过海关排队排了好久。",
+    "我最近开始早上跑步了，感觉整个人精神多了。",
+    "邻居家在装修，这一个月都吵得不行。",
+    "你还记得去年夏天我们住的那家酒店叫什么名字吗？",
+    "这家的咖啡很不错，就是音乐总是放得太大声。",
+    "我们还是现在就把票订了吧，不然又要涨价了。",
+    "我手机现在掉电特别快，可能得换个新的了。",
+    "听说博物馆每个月第一个星期天免费开放。",
+)
+# The sentences the babble talkers of each language read (schemas/language.py codes).
+BABBLE_SENTENCES: dict[str, tuple[str, ...]] = {"en": BABBLE_SENTENCES_EN, "zh": BABBLE_SENTENCES_ZH}
 _BANKS: dict[str, list[np.ndarray]] = {}
 
 
-def babble_bank(tts: Any, sample_rate: int) -> list[np.ndarray]:
-    """The fixed talker bank: a pure function of the TTS backend identity and the sample rate."""
+def babble_bank(tts: Any, sample_rate: int, language: str = "en") -> list[np.ndarray]:
+    """The fixed talker bank: a pure function of the TTS backend identity, the sample rate and the
+    language (its sentences, read by voices of its own pool: generators/voices.py)."""
     from generators import voices as vx
 
+    if language not in BABBLE_SENTENCES:
+        raise ValueError(f"no babble sentences for language {language!r} (have: {', '.join(BABBLE_SENTENCES)})")
     ident = tts.identity() if hasattr(tts, "identity") else {"name": getattr(tts, "name", "?")}
-    key = json.dumps([ident, sample_rate, BABBLE_BANK_VERSION], sort_keys=True)
+    key = json.dumps([ident, sample_rate, BABBLE_BANK_VERSION, language], sort_keys=True)
     if key in _BANKS:
         return _BANKS[key]
+    sentences, people = BABBLE_SENTENCES[language], vx.pools_for(language).people
     rng = np.random.default_rng(20260101)
     bank = []
     for _ in range(BABBLE_BANK_TALKERS):
-        voice = vx.draw_voice(rng, vx.PEOPLE_VOICES)
-        order = rng.permutation(len(BABBLE_SENTENCES))
+        voice = vx.draw_voice(rng, people)
+        order = rng.permutation(len(sentences))
         parts: list[np.ndarray] = []
         total = 0
         for i in order:
-            audio = np.asarray(tts.synthesize(BABBLE_SENTENCES[int(i)], voice, sample_rate).audio, dtype=np.float64)
+            audio = np.asarray(tts.synthesize(sentences[int(i)], voice, sample_rate).audio, dtype=np.float64)
             gap = np.zeros(int(rng.uniform(0.15, 0.5) * sample_rate))
             parts += [audio, gap]
             total += len(audio) + len(gap)
@@ -111,8 +144,10 @@ def hum_signal(seed: int, n: int, sample_rate: int, f0: float) -> np.ndarray:
     return _unit_rms(np.tile(x, n // sample_rate + 1)[:n])
 
 
-def draw_noise(kind: str, rng: np.random.Generator, cfg: Any, sample_rate: int, snr: Any) -> Noise:
-    """Draw a component's parameters from the acoustics config, then its SNR from the range `snr`."""
+def draw_noise(kind: str, rng: np.random.Generator, cfg: Any, sample_rate: int, snr: Any,
+               language: str = "en") -> Noise:
+    """Draw a component's parameters from the acoustics config, then its SNR from the range `snr`.
+    Babble records `language` (the row's), whose talkers it is made of; it draws nothing."""
     def snr_db() -> float:
         return float(round(rng.uniform(snr.lo, snr.hi), 3))
 
@@ -123,7 +158,7 @@ def draw_noise(kind: str, rng: np.random.Generator, cfg: Any, sample_rate: int, 
         offsets = tuple(float(round(rng.uniform(0, BABBLE_BANK_SECONDS), 4)) for _ in talkers)
         gains = tuple(float(round(rng.uniform(-6.0, 0.0), 3)) for _ in talkers)
         return BabbleNoise(talkers=talkers, offsets_s=offsets, gains_db=gains, bank_version=BABBLE_BANK_VERSION,
-                           snr_db=snr_db())
+                           snr_db=snr_db(), language=language)
     if kind == "hum":
         f0 = float([50.0, 60.0][int(rng.integers(2))])
         return HumNoise(f0_hz=f0, seed=int(rng.integers(2**31)), snr_db=snr_db())
@@ -146,7 +181,7 @@ def noise_signal(noise: Noise, n: int, sample_rate: int, tts: Any = None) -> np.
     if isinstance(noise, BabbleNoise):
         if tts is None:
             raise ValueError("babble needs the TTS backend to rebuild its talker bank")
-        bank = babble_bank(tts, sample_rate)
+        bank = babble_bank(tts, sample_rate, noise.language)
         x = np.zeros(n)
         for t, off, g in zip(noise.talkers, noise.offsets_s, noise.gains_db):
             x += ac.db_to_amp(g) * _loop(bank[t], int(round(off * sample_rate)) % len(bank[t]), n)

@@ -25,7 +25,7 @@ from schemas.timeline import META_KEY, MicScene, Stem
 from schemas.trajectory import AudioBlob, Event, TrajectoryRow
 
 def render_mic(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, assistant: np.ndarray,
-               tts: Any = None) -> tuple[np.ndarray, MicScene, list[Event]]:
+               tts: Any = None, language: str = "en") -> tuple[np.ndarray, MicScene, list[Event]]:
     """Draw the mic scene, level its noises and mix the user channel; returns (samples, scene, noise events).
 
     Each noise is set to its drawn SNR against the user's own speech *as the mic hears it* (after
@@ -33,7 +33,7 @@ def render_mic(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, assistant
     if its peak would pass 0.95, scaled down as a whole, which leaves every SNR unchanged.
     """
     n, sr = tl.n_samples, tl.sample_rate
-    scene = draw_scene(cfg.acoustics, rng, sr)
+    scene = draw_scene(cfg.acoustics, rng, sr, language)
     own = mixer.room_speech(scene, tl.render_stem(Stem.USER), sr)
     if scene.noises:
         scene = mixer.level_scene(scene, own, snr_masks(tl.events, n, sr)[0], sr, tts)
@@ -53,7 +53,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     seed, scenario = script.seed, script.scenario
     tl = compose(script, tts, cfg.sample_rate, cfg.unit_s)
     assistant = tl.render_stem(Stem.ASSISTANT)
-    user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts)
+    user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts, script.language)
     events = tl.events + noise_evs
     tokens = tokenizer.tokenize(assistant, cfg.sample_rate) if tokenizer is not None else None
     units = slice_units(events, tl.words, tl.num_units, cfg.unit_s, cfg.sample_rate, tokens, language(script.language))

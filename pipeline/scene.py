@@ -45,10 +45,11 @@ def _uniform(rng: np.random.Generator, r: Any, nd: int = 3) -> float:
     return float(round(rng.uniform(r.lo, r.hi), nd))
 
 
-def draw_scene(a: AcousticsConfig, rng: np.random.Generator, sample_rate: int) -> MicScene:
+def draw_scene(a: AcousticsConfig, rng: np.random.Generator, sample_rate: int, language: str = "en") -> MicScene:
     """Every draw of the mic scene, in a fixed order (the gain and coloured noise first, as they
     always were); a component switched off (probability 0) draws nothing, so configs without the
-    newer components draw exactly what they always did. Noise levels are set later (`level_scene`)."""
+    newer components draw exactly what they always did. Noise levels are set later (`level_scene`).
+    `language` is the row's: babble talkers speak it (it draws nothing)."""
     gain_db = float(round(rng.uniform(a.user_gain_db.lo, a.user_gain_db.hi), 3))
     found: list[Any] = []
     if rng.random() < a.noise_prob:
@@ -68,7 +69,7 @@ def draw_scene(a: AcousticsConfig, rng: np.random.Generator, sample_rate: int) -
     for kind, prob, snr_range in (("babble", a.babble_prob, a.babble_snr_db), ("hum", a.hum_prob, a.hum_snr_db),
                                   ("file", a.noise_file_prob, a.noise_file_snr_db)):
         if prob > 0 and rng.random() < prob:
-            found.append(noises.draw_noise(kind, rng, a, sample_rate, snr_range))
+            found.append(noises.draw_noise(kind, rng, a, sample_rate, snr_range, language))
     return MicScene(gain_db=gain_db, gain_applied=gain_applied, noises=tuple(found), room=room, echo=echo)
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (BaseModel, ConfigDict, Discriminator, Field, StrictFloat, StrictInt, Tag, ValidationError,
-                      field_validator, model_validator)
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, StrictFloat,
+                      StrictInt, Tag, ValidationError, field_validator, model_serializer, model_validator)
 
 from schemas.errors import UsageError
 
@@ -38,8 +38,9 @@ SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION)
 
 
-# The languages the text banks (generators/banks) are written in; `language` must be one of them.
-SUPPORTED_LANGUAGES: tuple[str, ...] = ("en",)
+# The languages the text banks (generators/banks) are written in; `language` (or every key of
+# `languages`) must be one of them.
+SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "zh")
 # Sample rates the pipeline renders and `duplexsynth validate` passes (measured at 16, 22.05, 24, 32,
 # 44.1 and 48 kHz; espeak's native 22050 Hz is resampled by soxr, as noise files and RIRs are).
 # Nothing below 16 kHz: the speech tokenizer and the trainer's audio encoder hear 16 kHz audio, and
@@ -460,6 +461,8 @@ class RunConfig(_Strict):
     num: Int = Field(60, ge=1, le=MAX_NUM)
     shard_size: Int = Field(8, ge=1, le=10_000)
     language: str = "en"
+    # a weighted mix of languages instead of `language`: each trajectory draws its own from its seed
+    languages: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] | None = None
     sample_rate: Int = 16_000
     unit_s: Num = Field(1.0, le=MAX_UNIT_S)
     scenarios: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] = Field(
@@ -472,6 +475,14 @@ class RunConfig(_Strict):
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_language_field(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "language" in data and data.get("languages") is not None:
+            raise ValueError("language and languages: give one language (language: zh) or a weighted mix "
+                             "(languages: {en: 0.5, zh: 0.5}), not both")
+        return data
+
     @field_validator("language")
     @classmethod
     def _language(cls, v: str) -> str:
@@ -479,6 +490,35 @@ class RunConfig(_Strict):
             raise ValueError(f"language {v!r} is not supported (the text banks are written in "
                              f"{list(SUPPORTED_LANGUAGES)}); supported: {list(SUPPORTED_LANGUAGES)}")
         return v
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is None:
+            return v
+        unknown = sorted(set(v) - set(SUPPORTED_LANGUAGES))
+        if unknown:
+            raise ValueError(f"language(s) {unknown} not supported (the text banks are written in "
+                             f"{list(SUPPORTED_LANGUAGES)}); supported: {list(SUPPORTED_LANGUAGES)}")
+        if not any(w > 0 for w in v.values()):
+            raise ValueError("at least one language needs a positive weight")
+        return v
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the language field in use: a run without a mix dumps (and hashes) as before `languages`
+        existed, and a dumped mix loads again (both fields together are refused)."""
+        out: dict[str, Any] = handler(self)
+        if self.languages is None:
+            out.pop("languages", None)
+        else:
+            out.pop("language", None)
+        return out
+
+    def language_weights(self) -> dict[str, float]:
+        """{language: weight} of the run, positive weights only, in SUPPORTED_LANGUAGES order."""
+        mix = self.languages if self.languages is not None else {self.language: 1.0}
+        return {code: float(mix[code]) for code in SUPPORTED_LANGUAGES if mix.get(code, 0.0) > 0}
 
     @field_validator("sample_rate")
     @classmethod

@@ -148,6 +148,7 @@ class BabbleNoise(_Noise):
     offsets_s: tuple[float, ...]
     gains_db: tuple[float, ...]
     bank_version: int
+    language: str = "en"   # the row's: its talkers read that language's sentences in its voices
 
 
 class HumNoise(_Noise):

@@ -14,11 +14,12 @@ fi
 command -v pyenv >/dev/null 2>&1 && pyenv rehash || true   # expose the duplexsynth console script
 
 if [[ "${1:-}" == "--test" ]]; then
-  if ! command -v chromium >/dev/null 2>&1; then
+  # Chromium for the preview test, and a CJK font so Mandarin lanes render as characters, not boxes
+  if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "wenquanyi"; then
     if command -v apt-get >/dev/null 2>&1; then
-      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-wqy-microhei) >/dev/null
     else
-      echo "warning: chromium not found and apt-get unavailable; the browser test will fail" >&2
+      echo "warning: chromium or fonts-wqy-microhei missing and apt-get unavailable; the browser test will fail" >&2
     fi
   fi
 fi

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from jobs.cli import main
 from jobs.runner import read_faults
@@ -308,10 +309,27 @@ def test_rir_dir_without_audio_is_refused_by_preflight(tmp_path):
 # ---------------------------------------------------------------------------------------- 7. language
 
 def test_unsupported_language_is_refused_naming_the_supported_ones(tmp_path, capsys):
-    _config_error({"language": "zh"}, "language: ", "'zh'", "supported: ['en']")
-    assert C.SUPPORTED_LANGUAGES == ("en",)
+    _config_error({"language": "fr"}, "language: ", "'fr'", "supported: ['en', 'zh']")
+    assert C.SUPPORTED_LANGUAGES == ("en", "zh")
+    assert parse_config({"language": "zh"}).language == "zh"
     f = _write(tmp_path / "c.yaml", "language: fr\n")
-    _refused(capsys, _generate(f, tmp_path / "d"), tmp_path / "d", "language: ", "['en']")
+    _refused(capsys, _generate(f, tmp_path / "d"), tmp_path / "d", "language: ", "['en', 'zh']")
+
+
+def test_a_language_mix_is_weights_and_excludes_language(tmp_path, capsys):
+    mix = parse_config({"languages": {"en": 0.5, "zh": 0.5}})
+    assert mix.language_weights() == {"en": 0.5, "zh": 0.5}
+    assert parse_config(yaml.safe_load(dump_config(mix))) == mix   # the dump holds `languages` only
+    _config_error({"language": "zh", "languages": {"en": 1.0}}, "language and languages", "not both")
+    _config_error({"languages": {"de": 1.0}}, "languages: ", "['de']", "supported: ['en', 'zh']")
+    _config_error({"languages": {"en": 0.0, "zh": 0.0}}, "languages: ", "at least one language")
+    f = _write(tmp_path / "c.yaml", "language: en\nlanguages: {zh: 1}\n")
+    _refused(capsys, _generate(f, tmp_path / "d"), tmp_path / "d", "language and languages", "not both")
+    f = _write(tmp_path / "c2.yaml", "language: zh\nscenarios: {delegation_cancel: 1, pause: 1}\n")
+    _refused(capsys, _generate(f, tmp_path / "d2"), tmp_path / "d2", "scenarios: ", "delegation_cancel",
+             "language zh", "no delegated requests")
+    # a run without a mix hashes as before `languages` existed
+    assert "languages" not in RunConfig().model_dump()
 
 
 # ------------------------------------------------------------------------- 8. the tokenizer ONNX file

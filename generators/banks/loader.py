@@ -131,6 +131,8 @@ class Chatter:
     timer_request: tuple[str, ...]
     timer_ack: tuple[str, ...]
     timer_announce: tuple[str, ...]
+    acks: tuple[str, ...]                        # said as written
+    closings: tuple[tuple[str, str], ...]        # (user line, reply), said as written
 
 
 @dataclass(frozen=True)
@@ -462,7 +464,9 @@ def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
     topic = frozenset({"topic"})
     for key, templates, allowed in (("resume", c.resume, topic), ("discard", c.discard, topic),
                                     ("stop", c.stop, frozenset()), ("backchannels", c.backchannels, None),
-                                    ("hesitations", c.hesitations, None)):
+                                    ("hesitations", c.hesitations, None), ("acks", c.acks, None),
+                                    ("closings user", tuple(x.user for x in c.closings), None),
+                                    ("closings reply", tuple(x.reply for x in c.closings), None)):
         _check_list(f"{file}: {key}", templates, allowed)
         if allowed is not None:
             _check_renders(f"{file}: {key}", templates, {"topic": "the plan"})
@@ -481,6 +485,7 @@ def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
         other_slots=other, other_directed=c.other_people.other_directed, background=c.other_people.background,
         smalltalk_slots=smalltalk, smalltalk=tuple((p.user, p.reply) for p in c.smalltalk.pairs),
         timer_slots=timer, timer_request=c.timer.request, timer_ack=c.timer.ack, timer_announce=c.timer.announce,
+        acks=c.acks, closings=tuple((x.user, x.reply) for x in c.closings),
     )
 
 

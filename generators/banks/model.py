@@ -157,11 +157,19 @@ class Timer(SlotSet):
     announce: Templates = Field(min_length=1)
 
 
+class Closing(_Strict):
+    """A closing of a long conversation: the user's last line and the assistant's reply, said as written."""
+
+    user: str
+    reply: str
+
+
 class ChatterFile(Data):
     """``chatter.yaml``: short utterances around the exchanges.
 
-    ``backchannels`` and ``hesitations`` are said as written (no alternations, no slots);
-    ``resume`` and ``discard`` may use ``{topic}``.
+    ``backchannels``, ``hesitations``, ``acks`` (the user's short thanks before a next request)
+    and ``closings`` are said as written (no alternations, no slots); ``resume`` and ``discard``
+    may use ``{topic}``.
     """
 
     resume: Templates = Field(min_length=1)
@@ -172,6 +180,8 @@ class ChatterFile(Data):
     other_people: OtherPeople
     smalltalk: Smalltalk
     timer: Timer
+    acks: Templates = Field(min_length=1)
+    closings: tuple[Closing, ...] = Field(min_length=1)
 
 
 # =========================================================================== delegated requests

@@ -18,13 +18,8 @@ from generators.scenarios import overlay
 from schemas.script import Continuation, Interruption, Pause, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
-ACKS = ("Okay, thanks.", "Great, thank you.", "Oh, nice.", "Right, okay.", "Perfect.", "Hmm, interesting.",
-        "Got it.", "Cool.", "Alright.", "Okay, good to know.", "Ah, that helps.", "Nice, thanks.")
-CLOSINGS = (("Okay, that's all I needed, thanks!", "You're welcome, have a lovely day."),
-            ("Great, thanks for the help.", "Any time, good luck with it."),
-            ("Cool, I think I'm set.", "Glad I could help."),
-            ("Alright, thank you so much.", "My pleasure, talk soon."),
-            ("Perfect, that's everything.", "Great, enjoy the rest of your day."))
+# a comma inside a sentence, where a phrase break may be voiced as a longer pause
+_COMMAS = (",", "，")
 
 
 def _pick(rng: np.random.Generator, items: tuple) -> object:
@@ -38,8 +33,8 @@ def _minutes(p: Planner, text: str, rate_wpm: int) -> float:
 def _with_hesitation(p: Planner, text: str) -> Pause | None:
     if len(p.lang.words(text)) < 4 or p.rng.random() >= p.timing.hesitation_prob:
         return None
-    first, _ = tb.split_for_pause(p.rng, text)
-    filler = tb.draw_hesitation(p.rng, p.lang.words(first)[-1]) if p.rng.random() < 0.5 else None
+    first, _ = tb.split_for_pause(p.rng, text, lang=p.lang.code)
+    filler = tb.draw_hesitation(p.rng, p.lang.words(first)[-1], lang=p.lang.code) if p.rng.random() < 0.5 else None
     return Pause(after_word=len(p.lang.words(first)), dur_s=p.draw(p.timing.pause_s), filler=filler)
 
 
@@ -59,7 +54,7 @@ def _join(p: Planner, sentences: list[str] | tuple[str, ...]) -> str:
         toks = p.lang.words(sent)
         for j, tok in enumerate(toks):
             if j:
-                brk = toks[j - 1].endswith(",") and t.phrase_break_prob > 0 and p.rng.random() < t.phrase_break_prob
+                brk = toks[j - 1].endswith(_COMMAS) and t.phrase_break_prob > 0 and p.rng.random() < t.phrase_break_prob
                 out.append("\n\n" if brk else p.lang.word_separator)
             out.append(tok)
     return "".join(out)
@@ -68,7 +63,7 @@ def _join(p: Planner, sentences: list[str] | tuple[str, ...]) -> str:
 def _answer(p: Planner, text: str, bc_rate: float, **kw: object) -> ScriptTurn:
     """An assistant turn with Poisson(rate x its length) backchannels from the user."""
     n_bc = int(p.rng.poisson(bc_rate * _minutes(p, text, p.cast.assistant.rate)))
-    lines = [tb.draw_backchannel(p.rng) for _ in range(n_bc)]
+    lines = [tb.draw_backchannel(p.rng, lang=p.lang.code) for _ in range(n_bc)]
     overlays = overlay.place(p, text, overlay.BACKCHANNEL, lines) if lines else ()
     return p.assistant(text, overlays=overlays, **kw)
 
@@ -77,7 +72,7 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     t, rng = p.timing, p.rng
     n_ex = int(rng.integers(t.exchanges[0], t.exchanges[1] + 1))
     bc_rate = p.draw(t.backchannel_per_min)
-    first = tb.draw_exchange(rng)
+    first = tb.draw_exchange(rng, lang=p.lang.code)
     ex: tb.Exchange | None = first   # None while the user makes small talk
     domain = first.domain
     turns: list[ScriptTurn] = []
@@ -97,15 +92,16 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
         # the next user turn: same topic, a new one, or small talk; sometimes after a short ack
         u = rng.random()
         if u < 0.2:
-            line, reply = tb.draw_smalltalk(rng)
+            line, reply = tb.draw_smalltalk(rng, lang=p.lang.code)
             ex, request = None, line
         else:
-            ex = tb.draw_exchange(rng, domain) if u < 0.55 else tb.draw_followup(rng, exclude_domain=domain)
+            ex = (tb.draw_exchange(rng, domain, lang=p.lang.code) if u < 0.55
+                  else tb.draw_followup(rng, exclude_domain=domain, lang=p.lang.code))
             domain, request = ex.domain, ex.user_request
         if rng.random() < 0.5:
-            request = _join(p, [str(_pick(rng, ACKS)), request])
+            request = _join(p, [tb.draw_ack(rng, lang=p.lang.code), request])
     if rng.random() < 0.6:
-        close, reply = _pick(rng, CLOSINGS)  # type: ignore[misc]
+        close, reply = tb.draw_closing(rng, lang=p.lang.code)
         turns += [p.user(close), p.assistant(reply)]
     return domain, turns
 
@@ -116,23 +112,23 @@ def _interrupted(p: Planner, ex: tb.Exchange, bc_rate: float) -> list[ScriptTurn
     action = InterruptAction(_pick(rng, (InterruptAction.DISCARD, InterruptAction.REPAIR, InterruptAction.PARK)))
     answer = _join(p, ex.answer)
     if action == InterruptAction.DISCARD:
-        text = tb.draw_stop_request(rng)
+        text = tb.draw_stop_request(rng, lang=p.lang.code)
     elif action == InterruptAction.REPAIR:
         text = ex.correction
     else:
-        nxt = tb.draw_followup(rng, exclude_domain=ex.domain)
+        nxt = tb.draw_followup(rng, exclude_domain=ex.domain, lang=p.lang.code)
         text = nxt.user_request
     cut = Interruption(action=action, text=text, at_fraction=p.draw(t.interrupt_at), detect_s=p.draw(t.detect_s),
                        fade_s=p.draw(t.fade_s), eot_s=p.draw(t.eot_s))
     first = p.assistant(answer, interruption=cut)
     if action == InterruptAction.DISCARD:
-        return [first, p.assistant(tb.draw_discard_ack(rng, ex.topic or ex.domain))]
+        return [first, p.assistant(tb.draw_discard_ack(rng, ex.topic or ex.domain, lang=p.lang.code))]
     if action == InterruptAction.REPAIR:
         return [first, p.assistant("", continuation=Continuation(of_turn=first.id, prefix=ex.repair_ack,
                                                                  sentences=ex.repaired_from))]
     out = [first, _answer(p, _join(p, nxt.answer[: int(rng.integers(2, 4))]), bc_rate)]
     if rng.random() < 0.5:
-        resume = Continuation(of_turn=first.id, prefix=tb.draw_resume_phrase(rng, ex.topic or ex.domain),
-                              sentences=ex.answer)
+        prefix = tb.draw_resume_phrase(rng, ex.topic or ex.domain, lang=p.lang.code)
+        resume = Continuation(of_turn=first.id, prefix=prefix, sentences=ex.answer)
         out.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: first.id}))
     return out

@@ -31,13 +31,13 @@ def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execut
 def _maybe_smalltalk(p: Planner, prob: float) -> list[ScriptTurn]:
     if p.rng.random() >= prob:
         return []
-    user_line, reply = tb.draw_smalltalk(p.rng)
+    user_line, reply = tb.draw_smalltalk(p.rng, lang=p.lang.code)
     return [p.user(user_line), p.assistant(reply)]
 
 
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """One task: acknowledge now, maybe chat meanwhile, relay (or fall back) when the result is in."""
-    c = tb.draw_delegation(p.rng, tools=p.tools)
+    c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
     d, ex = _task(p, "t1", c)
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d), *_maybe_smalltalk(p, 0.6), _act_on(p, c, d, ex)]
     return c.domain, turns
@@ -57,10 +57,11 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
     distribution while later calls draw from the fast half, so later results overtake it.
     """
     overtake = p.rng.random() < 0.7
-    first = tb.draw_delegation(p.rng, tools=_slow_tools(p) if overtake else p.tools)
+    first = tb.draw_delegation(p.rng, tools=_slow_tools(p) if overtake else p.tools, lang=p.lang.code)
     contents = [first]
     for _ in range(int(p.rng.integers(1, 3))):
-        contents.append(tb.draw_delegation(p.rng, tools=p.tools, exclude_domain=contents[-1].domain))
+        contents.append(tb.draw_delegation(p.rng, tools=p.tools, exclude_domain=contents[-1].domain,
+                                           lang=p.lang.code))
     # asked together in one turn (acknowledged back to back) or one after another
     together = p.rng.random() < 0.5
     turns: list[ScriptTurn] = [p.user(p.lang.join([c.user_request for c in contents]))] if together else []
@@ -80,7 +81,7 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user calls the task off; the stale result (even one racing the cancel) is never relayed."""
     # a slow call (slow tool, slow tail of its own latency distribution), so the result is usually
     # still out when the user changes their mind, and sometimes races the cancel
-    c = tb.draw_delegation(p.rng, tools=_slow_tools(p))
+    c = tb.draw_delegation(p.rng, tools=_slow_tools(p), lang=p.lang.code)
     d, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
     d = d.model_copy(update={"outcome": TaskOutcome.CANCELLED})
     cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
@@ -88,14 +89,14 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d),
              p.user(tb.cancel_request(p.rng, c)), p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel)]
     if p.rng.random() < 0.5:
-        nxt = tb.draw_followup(p.rng, exclude_domain=c.domain)
+        nxt = tb.draw_followup(p.rng, exclude_domain=c.domain, lang=p.lang.code)
         turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.answer[:2]))]
     return c.domain, turns
 
 
 def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user revises the request; the revised task supersedes the old one, whose result is dropped."""
-    c = tb.draw_delegation(p.rng, tools=_slow_tools(p), revisable=True)
+    c = tb.draw_delegation(p.rng, tools=_slow_tools(p), revisable=True, lang=p.lang.code)
     d1, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
     d1 = d1.model_copy(update={"outcome": TaskOutcome.SUPERSEDED})
     line, revised = tb.draw_revision(p.rng, c)
@@ -109,7 +110,7 @@ def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
 
 def plan_failure(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The tool fails (error or timeout): retry and relay, or fall back and say what went wrong."""
-    c = tb.draw_delegation(p.rng, tools=p.tools)
+    c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
     mode = TaskStatus.TIMEOUT if p.rng.random() < 0.35 else TaskStatus.ERROR
     d1, ex1 = _task(p, "t1", c, force=mode)
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1), *_maybe_smalltalk(p, 0.3)]

@@ -15,19 +15,20 @@ def _cut_in(p: Planner, action: InterruptAction, text: str) -> Interruption:
 
 def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Stop and discard: the user says stop; the assistant stops, acknowledges briefly, and listens."""
-    ex = tb.draw_exchange(p.rng)
+    ex = tb.draw_exchange(p.rng, lang=p.lang.code)
     answer = p.assistant(p.lang.join(ex.answer),
-                         interruption=_cut_in(p, InterruptAction.DISCARD, tb.draw_stop_request(p.rng)))
-    turns = [p.user(ex.user_request), answer, p.assistant(tb.draw_discard_ack(p.rng, ex.domain))]
+                         interruption=_cut_in(p, InterruptAction.DISCARD,
+                                              tb.draw_stop_request(p.rng, lang=p.lang.code)))
+    turns = [p.user(ex.user_request), answer, p.assistant(tb.draw_discard_ack(p.rng, ex.domain, lang=p.lang.code))]
     if p.rng.random() < 0.5:
-        nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain)
+        nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain, lang=p.lang.code)
         turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.answer[:2]))]
     return ex.domain, turns
 
 
 def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Repair: the user corrects a detail; the assistant regenerates only the unspoken part with it."""
-    ex = tb.draw_exchange(p.rng)
+    ex = tb.draw_exchange(p.rng, lang=p.lang.code)
     answer = p.assistant(p.lang.join(ex.answer), interruption=_cut_in(p, InterruptAction.REPAIR, ex.correction))
     repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=ex.repair_ack,
                                                          sentences=ex.repaired_from))
@@ -36,13 +37,13 @@ def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
 
 def plan_park(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Park and follow: a new request cuts in; the assistant serves it, then resumes the parked answer."""
-    ex = tb.draw_exchange(p.rng)
-    nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain)
+    ex = tb.draw_exchange(p.rng, lang=p.lang.code)
+    nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain, lang=p.lang.code)
     answer = p.assistant(p.lang.join(ex.answer), interruption=_cut_in(p, InterruptAction.PARK, nxt.user_request))
     follow = p.assistant(p.lang.join(nxt.answer[: int(p.rng.integers(2, 4))]))
     turns = [p.user(ex.user_request), answer, follow]
     if p.rng.random() < 0.7:
-        resume = Continuation(of_turn=answer.id, prefix=tb.draw_resume_phrase(p.rng, ex.domain),
-                              sentences=ex.answer)
+        prefix = tb.draw_resume_phrase(p.rng, ex.domain, lang=p.lang.code)
+        resume = Continuation(of_turn=answer.id, prefix=prefix, sentences=ex.answer)
         turns.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: answer.id}))
     return ex.domain, turns

@@ -38,7 +38,7 @@ class OverlayFamily:
 
     kind: str                                    # Overlay.kind, and the event kind it becomes
     role: str                                    # who says it (Overlay.role); its voice is the cast's
-    line: Callable[[np.random.Generator], str]   # the text source (generators/text_bank)
+    line: Callable[[np.random.Generator, str], str]   # the text source (generators/text_bank): (rng, lang)
     max_lines: int                               # lines per answer: uniform in 1..max_lines
     onset: Callable[[Planner], float]            # seconds relative to the phrase end
 
@@ -62,7 +62,7 @@ def place(p: Planner, text: str, fam: OverlayFamily, lines: list[str]) -> tuple[
 
 def plan(p: Planner, fam: OverlayFamily) -> Plan:
     """The user asks; the assistant answers in full while `fam`'s lines are spoken over it."""
-    ex = tb.draw_exchange(p.rng)
+    ex = tb.draw_exchange(p.rng, lang=p.lang.code)
     answer = p.lang.join(ex.answer)
-    lines = [fam.line(p.rng) for _ in range(int(p.rng.integers(1, fam.max_lines + 1)))]
+    lines = [fam.line(p.rng, p.lang.code) for _ in range(int(p.rng.integers(1, fam.max_lines + 1)))]
     return ex.domain, [p.user(ex.user_request), p.assistant(answer, overlays=place(p, answer, fam, lines))]

@@ -8,11 +8,11 @@ from schemas.vocab import Trigger
 
 
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
-    t = tb.draw_timer(p.rng)
+    t = tb.draw_timer(p.rng, lang=p.lang.code)
     turns = [p.user(t.user_request),
              p.assistant(t.ack, timer=Timer(timer_id="timer1", seconds=float(t.seconds), label=t.label))]
     if p.rng.random() < 0.5:
-        user_line, reply = tb.draw_smalltalk(p.rng)
+        user_line, reply = tb.draw_smalltalk(p.rng, lang=p.lang.code)
         turns += [p.user(user_line), p.assistant(reply)]
     turns.append(p.assistant(t.announce, trigger=Trigger.TIMER, ref="timer1"))
     return "timers", turns

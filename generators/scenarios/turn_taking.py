@@ -8,9 +8,9 @@ from schemas.script import ScriptTurn
 
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     turns: list[ScriptTurn] = []
-    first = tb.draw_exchange(p.rng)
+    first = tb.draw_exchange(p.rng, lang=p.lang.code)
     for i in range(1 + int(p.rng.integers(0, 2))):
-        ex = first if i == 0 else tb.draw_followup(p.rng, exclude_domain=first.domain)
+        ex = first if i == 0 else tb.draw_followup(p.rng, exclude_domain=first.domain, lang=p.lang.code)
         n = int(p.rng.integers(2, len(ex.answer) + 1))
         turns.append(p.user(ex.user_request))
         turns.append(p.assistant(p.lang.join(ex.answer[:n])))

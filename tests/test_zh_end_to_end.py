@@ -1,0 +1,229 @@
+"""Mandarin end to end: `--language zh` and a mixed `languages:` run through the real CLI (planners,
+espeak `cmn` voices, composer, Parquet), validated; the refusals of families zh has no content for;
+zh babble; and English planning unchanged by the language axis.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from generators import text_bank as tb
+from generators.registry import (DELEGATION_FAMILIES, families_for, plan_script, plan_trajectory, scenario_for,
+                                 trajectory_seed)
+from jobs.cli import main
+from jobs.shards import check_languages
+from pipeline import noises
+from schemas.config import RunConfig, TimingConfig, load_config
+from schemas.language import CHINESE
+from schemas.timeline import BabbleNoise
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+SR = 16_000
+
+
+def _rows(out: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    files = sorted((out / "shards").glob("*.parquet"))
+    return [r for f in files for r in pq.read_table(f, columns=columns).to_pylist()]
+
+
+def _shard_digests(out: Path) -> dict[str, str]:
+    return {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted((out / "shards").glob("*.parquet"))}
+
+
+def _generate(out: Path, *args: str) -> int:
+    return main(["generate", "--out", str(out), "--no-progress", *args])
+
+
+# ----------------------------------------------------------------------------- a zh run, every family
+
+
+def test_families_zh_runs() -> None:
+    zh = set(families_for("zh"))
+    assert zh.isdisjoint(DELEGATION_FAMILIES)   # the zh bank has no delegated requests
+    assert {"turn_taking", "pause", "backchannel", "interruption_discard", "interruption_repair",
+            "interruption_park", "other_directed", "background_speech", "proactive_timer", "conversation"} == zh
+    assert set(families_for("en")) == set(RunConfig().scenarios) | {"conversation"}
+
+
+def test_zh_run_through_the_cli_validates(tmp_path: Path) -> None:
+    fams = families_for("zh")
+    out = tmp_path / "zh"
+    assert _generate(out, "--language", "zh", "--num", "14", "--shard-size", "7", "--workers", "1",
+                     "--scenario", *fams) == 0
+    assert main(["validate", str(out)]) == 0
+    rows = _rows(out, ["language", "scenario", "events", "words", "units", "script", "meta"])
+    assert {r["scenario"] for r in rows} == set(fams)   # every family that runs in zh, at least once
+    for r in rows:
+        assert r["language"] == "zh"
+        turns = [e for e in r["events"] if e["kind"] in ("user_turn", "assistant_turn")]
+        assert turns and all(_HAN.search(e["text"]) for e in turns if e["text"]), r["scenario"]
+        assert not any(re.search(r"[A-Za-z]{3,}", e["text"]) for e in turns), r["scenario"]
+        voices = [json.loads(v)["name"] for v in json.loads(r["meta"])["voices"]]
+        assert voices and all(v.startswith("cmn") for v in voices), voices
+        # every word of the row is a jieba word of its turn's text (no word split on spaces)
+        for e in turns:
+            words = [w["word"] for w in r["words"] if w["event_id"] == e["id"]]
+            assert set(words) <= set(CHINESE.words(e["text"])), (e["text"], words)
+        spoken = "".join(u["spoken_text"] or "" for u in r["units"])
+        assert spoken and " " not in spoken
+    # the interrupted turn of a repair row keeps what was not voiced as unspoken_text, in Mandarin
+    repair = next(r for r in rows if r["scenario"] == "interruption_repair")
+    unspoken = [json.loads(e["attrs"]).get("unspoken_text") for e in repair["events"] if e["kind"] == "assistant_turn"]
+    assert any(u and _HAN.search(u) for u in unspoken), unspoken
+    assert main(["stats", str(out)]) == 0
+
+
+def test_zh_default_mix_leaves_out_delegation_with_one_note() -> None:
+    notes = check_languages(load_config(None, {"language": "zh"}))
+    assert len(notes) == 1
+    assert all(f in notes[0] for f in DELEGATION_FAMILIES) and "no delegated requests" in notes[0]
+    assert check_languages(load_config(None, {})) == []   # English leaves nothing out
+
+
+# ----------------------------------------------------------------------------- refusals
+
+
+def test_delegation_in_zh_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "d"
+    assert _generate(out, "--language", "zh", "--scenario", "delegation", "--num", "2") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "delegation" in err and "zh" in err and "no delegated requests" in err and "turn_taking" in err
+    assert not (out / "shards").exists()
+
+
+def test_language_and_languages_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("languages: {en: 0.5, zh: 0.5}\n")
+    assert _generate(tmp_path / "d", "--config", str(cfg), "--language", "zh", "--num", "2") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "language and languages" in err and "not both" in err
+
+
+def test_unsupported_language_in_a_mix_is_refused() -> None:
+    from schemas.config import ConfigError, parse_config
+    with pytest.raises(ConfigError, match=r"languages: .*\['fr'\].*supported: \['en', 'zh'\]"):
+        parse_config({"languages": {"en": 1.0, "fr": 1.0}})
+    with pytest.raises(ConfigError, match="at least one language"):
+        parse_config({"languages": {"en": 0.0}})
+
+
+# ----------------------------------------------------------------------------- a mixed run
+
+
+def test_mixed_run_is_byte_identical_across_worker_counts(tmp_path: Path) -> None:
+    cfg = tmp_path / "mix.yaml"
+    cfg.write_text("languages: {en: 0.5, zh: 0.5}\n"
+                   "scenarios: {turn_taking: 1, interruption_repair: 1, backchannel: 1, delegation: 1}\n")
+    one, two = tmp_path / "w1", tmp_path / "w2"
+    args = ("--config", str(cfg), "--num", "8", "--shard-size", "2")
+    assert _generate(one, *args, "--workers", "1") == 0
+    assert _generate(two, *args, "--workers", "2") == 0
+    assert _shard_digests(one) == _shard_digests(two)
+    assert main(["validate", str(two)]) == 0
+    rows = _rows(two, ["language", "scenario"])
+    assert {r["language"] for r in rows} == {"en", "zh"}
+    assert all(r["scenario"] not in DELEGATION_FAMILIES for r in rows if r["language"] == "zh")
+    # the dumped config of a mix loads again (only `languages` is in it)
+    assert "languages:" in (two / "config.yaml").read_text() and "\nlanguage:" not in (two / "config.yaml").read_text()
+
+
+# ----------------------------------------------------------------------------- text drawing
+
+
+def test_zh_pause_split_is_on_a_jieba_word_and_the_filler_joins_without_a_space() -> None:
+    for seed in range(200):
+        s = plan_script("pause", seed, TimingConfig(), "zh")
+        user = s.turns[0]
+        words = CHINESE.words(user.text)
+        head = CHINESE.join(words[:user.pause.after_word])
+        assert 1 <= user.pause.after_word < len(words)
+        assert not CHINESE.ends_sentence(words[user.pause.after_word - 1]), user.text
+        assert len(CHINESE.words(head)) == user.pause.after_word   # the head segments the same alone
+        if user.pause.filler:
+            assert user.pause.filler in tb._text("zh").bank.chatter.hesitations
+            assert user.pause.filler.endswith("，") and " " not in user.pause.filler
+
+
+def test_zh_text_is_rendered_with_the_zh_rules() -> None:
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        ex = tb.draw_exchange(rng, lang="zh")
+        for text in (ex.user_request, ex.correction, ex.repair_ack, *ex.answer):
+            assert " " not in text and not re.search(r"[,.?!]", text), text
+        assert tb.draw_resume_phrase(rng, ex.domain, lang="zh").endswith("。")
+    assert tb.split_sentences("好的，我看一下。明天晴天！你要去吗？") == ["好的，我看一下。", "明天晴天！", "你要去吗？"]
+    assert tb.distinct_n(["明天晴天"]) == 1.0   # Mandarin n-grams are over characters
+
+
+# ----------------------------------------------------------------------------- babble
+
+
+class _Recorder:
+    """The real espeak backend, recording what the babble bank asks it to say (and with a name of
+    its own, so the process-wide bank cache never answers for it)."""
+
+    def __init__(self, tts: Any) -> None:
+        self.tts, self.said = tts, []
+
+    def identity(self) -> dict[str, Any]:
+        return {**self.tts.identity(), "recorder": id(self)}
+
+    def synthesize(self, text: str, voice: Any, sample_rate: int) -> Any:
+        self.said.append((text, voice.name))
+        return self.tts.synthesize(text, voice, sample_rate)
+
+
+def test_zh_babble_is_mandarin_sentences_in_cmn_voices(espeak) -> None:
+    zh, en = _Recorder(espeak), _Recorder(espeak)
+    bank_zh = noises.babble_bank(zh, SR, "zh")
+    bank_en = noises.babble_bank(en, SR)
+    assert zh.said and all(t in noises.BABBLE_SENTENCES_ZH and v.startswith("cmn") for t, v in zh.said)
+    assert en.said and all(t in noises.BABBLE_SENTENCES_EN and v.startswith("en") for t, v in en.said)
+    assert len(bank_zh) == noises.BABBLE_BANK_TALKERS and all(len(b) >= noises.BABBLE_BANK_SECONDS * SR for b in bank_zh)
+    # English draws the same voices and sentence orders with or without the language argument
+    again = _Recorder(espeak)
+    assert all(np.array_equal(a, b) for a, b in zip(noises.babble_bank(again, SR, "en"), bank_en))
+    assert again.said == en.said
+    # a zh row's scene records its language, and rebuilding the noise uses the zh bank
+    cfg = RunConfig.model_validate({"acoustics": {"babble_prob": 1.0}}).acoustics
+    m = noises.draw_noise("babble", np.random.default_rng(0), cfg, SR, cfg.babble_snr_db, "zh")
+    assert isinstance(m, BabbleNoise) and m.language == "zh"
+    assert BabbleNoise.model_validate_json(m.model_dump_json()) == m
+    x = noises.noise_signal(m, SR * 3, SR, zh)
+    assert x.shape == (SR * 3,) and abs(float(np.sqrt(np.mean(x ** 2))) - 1.0) < 1e-6
+
+
+def test_zh_row_with_babble_validates(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("language: zh\nacoustics: {babble_prob: 1.0}\n")
+    out = tmp_path / "zb"
+    assert _generate(out, "--config", str(cfg), "--num", "2", "--scenario", "backchannel", "--workers", "1") == 0
+    assert main(["validate", str(out)]) == 0
+    for r in _rows(out, ["meta"]):
+        assert '"kind": "babble"' in r["meta"] and '"language": "zh"' in r["meta"], r["meta"][:300]
+
+
+# ----------------------------------------------------------------------------- English unchanged
+
+# sha256 of the scripts of trajectories 0..29 of the default config (seed 0), recorded from shards
+# generated before the language axis reached the planners: English planning is byte-identical.
+ENGLISH_SCRIPTS_SHA256 = "ecd3cb385e1e4c39daeb1cc365a1213bb57797f10204538deb5b80bed5067fa1"
+
+
+def test_english_planning_is_unchanged() -> None:
+    cfg = RunConfig()
+    h = hashlib.sha256()
+    for j in range(30):
+        seed = trajectory_seed(cfg.seed, j)
+        h.update(plan_trajectory(cfg, scenario_for(j, cfg.seed, cfg.scenarios), seed).model_dump_json().encode())
+    assert h.hexdigest() == ENGLISH_SCRIPTS_SHA256
+    # and a run of one language hashes as before `languages` existed (resume of older outputs)
+    assert "languages" not in cfg.model_dump() and "language" in cfg.model_dump()
