@@ -769,7 +769,7 @@ def render_png(row: Any, *, width_px: int = 1800, dpi: int = 100) -> bytes:
                     fontsize=font * 0.9, va="center", color=st.color, zorder=5, clip_on=True)
         elif e.words:
             for j, w in enumerate(sorted(e.words, key=lambda w: _f(w.get("start_s")))):
-                ws, we = _f(w.get("start_s")), _f(w.get("end_s"))
+                ws = _f(w.get("start_s"))
                 nxt = e.words[j + 1] if j + 1 < len(e.words) else None
                 room = (_f(nxt.get("start_s")) if nxt else e.end + 1.0) - ws
                 ax.text(ws + (5 if j == 0 else 1.5) / pxs, y + (0.38 if j % 2 == 0 else 0.68),

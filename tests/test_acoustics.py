@@ -103,7 +103,7 @@ import soundfile as sf  # noqa: E402
 from pipeline import noises, rooms  # noqa: E402
 from pipeline.io import decode_audio  # noqa: E402
 from generators.registry import plan_trajectory  # noqa: E402
-from pipeline.mixer import mic_scale, render_audio  # noqa: E402
+from pipeline.mixer import mic_scale  # noqa: E402
 from pipeline.render import render_trajectory  # noqa: E402
 from pipeline.scene import realised_snrs  # noqa: E402
 from schemas.timeline import TimelineSpec  # noqa: E402

@@ -41,11 +41,15 @@ def test_registered_and_refused_by_name() -> None:
         language("xx")
 
 
-def test_config_still_refuses_zh() -> None:
-    """A Script may say zh (the pipeline can realise it), but no run can ask for it: no zh text yet."""
-    with pytest.raises(ConfigError, match="language 'zh' is not supported"):
-        parse_config({"language": "zh"})
-    assert Script(scenario="turn_taking", seed=1, language="zh", turns=[]).language == "zh"
+def test_every_supported_language_has_a_language_and_an_unknown_one_is_refused() -> None:
+    """Config accepts the languages with text banks; each is a Language the pipeline can realise."""
+    from schemas.config import SUPPORTED_LANGUAGES
+    assert set(SUPPORTED_LANGUAGES) <= set(LANGUAGES)
+    assert parse_config({"language": "zh"}).language == "zh"
+    with pytest.raises(ConfigError, match="language 'fr' is not supported"):
+        parse_config({"language": "fr"})
+    with pytest.raises(ValueError, match="language 'fr' is not supported"):
+        Script(scenario="turn_taking", seed=1, language="fr", turns=[])
 
 
 @pytest.mark.parametrize("text", ZH_TEXTS)
