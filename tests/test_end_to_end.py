@@ -29,15 +29,33 @@ def _cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
 
 
 def test_generate_export_train_eval_decisions(tmp_path):
-    gen, train, run, report = tmp_path / "gen", tmp_path / "train", tmp_path / "run", tmp_path / "eval.json"
+    gen = tmp_path / "gen"
     _cli("generate", "--num", str(NUM), "--shard-size", "4", "--workers", "1", "--out", str(gen), "--no-progress")
     manifest = json.loads((gen / "manifest.json").read_text())
     assert manifest["rows"] == NUM and manifest["failed"] == 0 and len(manifest["shards"]) == 2
     rows = read_rows(gen)
     assert len(rows) == NUM and len({r.scenario for r in rows}) >= 4
 
-    assert f"OK: {NUM} rows" in _cli("validate", str(gen)).stdout
+    # validate only reads the dataset and works on one core: it runs beside export -> train -> eval
+    logs = tmp_path / "validate.out", tmp_path / "validate.err"    # files, not pipes: nobody reads them meanwhile
+    with open(logs[0], "w") as out, open(logs[1], "w") as err:
+        validate = subprocess.Popen([sys.executable, "-m", "jobs.cli", "validate", str(gen)], cwd=ROOT, stdout=out,
+                                    stderr=err)
+    try:
+        _export_train_eval(gen, rows, tmp_path)
+        validate.wait(timeout=300)
+    finally:
+        if validate.poll() is None:
+            validate.kill()
+            validate.wait()
+    out, err = (p.read_text() for p in logs)
+    assert validate.returncode == 0, f"duplexsynth validate:\n{out[-2000:]}\n{err[-3000:]}"
+    assert f"OK: {NUM} rows" in out
 
+
+def _export_train_eval(gen: Path, rows: list, tmp_path: Path) -> None:
+    """export -> train (a few steps) -> eval-decisions of the generated dataset, each checked."""
+    train, run, report = tmp_path / "train", tmp_path / "run", tmp_path / "eval.json"
     tok = train_tokenizer(tmp_path / "tok" / "tokenizer.json", row_texts(rows))
     # eight rows over many families: a stratified val split would be empty, so every row trains and is evaluated
     _cli("export", str(gen), "--tokenizer", str(tok), "--out", str(train), "--val-fraction", "0", "--seed", "1")

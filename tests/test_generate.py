@@ -21,18 +21,28 @@ NUM, SHARD = 28, 7   # 28 rows cover every default family with the golden-ratio 
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory):
-    """The same config generated with 2 workers (through the CLI) and with 1 worker (in-process)."""
+    """The same config generated with 2 workers (through the CLI) and with 1 worker (in-process), at
+    the same time: two independent runs, so each may as well use the core the other leaves idle."""
+    from jobs.runner import generate
+    from schemas.config import load_config
+
     root = tmp_path_factory.mktemp("gen")
     cfg_path = root / "cfg.yaml"
     cfg_path.write_text(dump_config(RunConfig(seed=11, num=NUM, shard_size=SHARD)))
     out2 = root / "w2"
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--config", str(cfg_path), "--out", str(out2),
-                           "--workers", "2"], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    from jobs.runner import generate
-    from schemas.config import load_config
-    res1 = generate(load_config(cfg_path), root / "w1", workers=1, progress=False)
-    return out2, root / "w1", proc.stdout, res1
+    logs = root / "w2.out", root / "w2.err"        # files, not pipes: nobody reads them while it runs
+    with open(logs[0], "w") as out, open(logs[1], "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "jobs.cli", "generate", "--config", str(cfg_path), "--out",
+                                 str(out2), "--workers", "2"], stdout=out, stderr=err)
+    try:
+        res1 = generate(load_config(cfg_path), root / "w1", workers=1, progress=False)
+        proc.wait(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, logs[1].read_text()[-3000:]
+    return out2, root / "w1", logs[0].read_text(), res1
 
 
 def test_summary_reports_rows_hours_throughput_variety(two_runs):

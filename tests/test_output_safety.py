@@ -1,7 +1,8 @@
 """Nothing is ever lost in an output folder: one writer at a time, deletions only of our own files.
 
-Each test drives the real CLI in a subprocess (real Ray for the runs that get past the checks) and
-asserts on what is left on disk, byte for byte.
+Each test drives the real CLI in a subprocess (real Ray for the runs that get past the checks: the
+module's own, attached with --address, where the test is not about concurrent runs) and asserts on
+what is left on disk, byte for byte.
 """
 from __future__ import annotations
 
@@ -25,9 +26,24 @@ def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
                           timeout=timeout)
 
 
-def gen(out: Path, *extra: str, num: int = 2) -> subprocess.CompletedProcess:
-    return cli("generate", "--num", str(num), "--shard-size", "2", "--workers", "1", "--no-progress",
-               "--out", str(out), *extra)
+def gen(out: Path, *extra: str, num: int = 2, address: str | None = None) -> subprocess.CompletedProcess:
+    """`duplexsynth generate` into `out`; attached to the Ray at `address` if given, else its own."""
+    attach = ["--address", address] if address else ["--workers", "1"]
+    return cli("generate", "--num", str(num), "--shard-size", "2", *attach, "--no-progress", "--out", str(out), *extra)
+
+
+@pytest.fixture(scope="module")
+def ray_address():
+    """One local Ray for the runs whose subject is the folder, not Ray: each CLI run attaches to it
+    (`--address`) instead of starting its own, which is most of the cost of a 2-row run."""
+    import ray
+    assert not ray.is_initialized()
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             object_store_memory=200 * 1024 * 1024)
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
 
 
 def digests(folder: Path) -> dict[str, str]:
@@ -43,15 +59,15 @@ def one_error_line(proc: subprocess.CompletedProcess) -> str:
     return lines[0]
 
 
-def test_force_new_run_deletes_only_our_files_and_never_follows_a_symlink(tmp_path):
+def test_force_new_run_deletes_only_our_files_and_never_follows_a_symlink(tmp_path, ray_address):
     out = tmp_path / "run"
-    assert gen(out, "--seed", "1").returncode == 0
+    assert gen(out, "--seed", "1", address=ray_address).returncode == 0
     mine = {"shards/notes.txt": b"my notes", "summaries/keep.json": b"{}", "failed/mine.parquet": b"x",
             "README.txt": b"hello", "shards/shard-1.parquet": b"not ours: 1 digit"}
     for rel, data in mine.items():
         (out / rel).parent.mkdir(exist_ok=True)
         (out / rel).write_bytes(data)
-    proc = gen(out, "--seed", "2", "--force-new-run")
+    proc = gen(out, "--seed", "2", "--force-new-run", address=ray_address)
     assert proc.returncode == 0, proc.stderr
     for rel, data in mine.items():
         assert (out / rel).read_bytes() == data, rel
@@ -80,6 +96,9 @@ def test_two_concurrent_runs_one_refused_the_other_intact(tmp_path):
     args = ["generate", "--num", "8", "--shard-size", "2", "--workers", "1", "--no-progress", "--seed", "5"]
     first = subprocess.Popen([sys.executable, "-m", "jobs.cli", *args, "--out", str(shared)], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # the same run into a folder of its own, at the same time (another folder: another lock; 2 cores)
+    alone = subprocess.Popen([sys.executable, "-m", "jobs.cli", *args, "--out", str(solo)], cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         lock = shared / ".duplexsynth.lock"
         deadline = time.monotonic() + 60
@@ -93,11 +112,13 @@ def test_two_concurrent_runs_one_refused_the_other_intact(tmp_path):
         assert "in use by another run" in line and f"pid {first.pid}" in line and socket.gethostname() in line
         out, err = first.communicate(timeout=240)
         assert first.returncode == 0, err
+        _, err = alone.communicate(timeout=240)
+        assert alone.returncode == 0, err
     finally:
-        if first.poll() is None:
-            first.kill()
-            first.wait()
-    assert cli(*args, "--out", str(solo)).returncode == 0
+        for proc in (first, alone):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     # shards, failure tables, manifest and config byte for byte; sidecars differ only in their wall time
     same = {k: v for k, v in digests(shared).items() if not k.startswith("summaries/")}
     assert same == {k: v for k, v in digests(solo).items() if not k.startswith("summaries/")}
@@ -144,7 +165,7 @@ def test_unusable_output_locations_refused_in_one_line(tmp_path, case):
             subprocess.run(["umount", str(mounted)])
 
 
-def test_kill_9_of_a_lock_holder_leaves_a_stale_lock_and_litter_the_next_run_cleans(tmp_path):
+def test_kill_9_of_a_lock_holder_leaves_a_stale_lock_and_litter_the_next_run_cleans(tmp_path, ray_address):
     """A run killed by kill -9 while holding the lock and writing: the next run is not refused (the
     flock died with its holder), says it took over a stale lock, and removes the temp files of
     writes cut short, but no file of the user's."""
@@ -167,7 +188,7 @@ def test_kill_9_of_a_lock_holder_leaves_a_stale_lock_and_litter_the_next_run_cle
     for rel in litter + kept:
         (out / rel).parent.mkdir(exist_ok=True)
         (out / rel).write_bytes(b"partial")
-    proc = gen(out)
+    proc = gen(out, address=ray_address)
     assert proc.returncode == 0, proc.stderr
     assert f"pid {holder.pid}" in proc.stderr and "stale lock" in proc.stderr
     assert (out / ".duplexsynth.lock").stat().st_size == 0   # free again after the run

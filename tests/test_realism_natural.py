@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -15,31 +17,62 @@ NUM = 40
 FISHER_PER_MIN = {"ipu_s": (51.0, 54.0), "pause_s": (5.5, 6.4), "gap_s": (4.2, 4.4), "overlap_s": (3.3, 3.6)}
 
 
+@dataclass(frozen=True)
+class Natural:
+    out: Path
+    png: Path
+    validate: subprocess.CompletedProcess
+    stats: subprocess.CompletedProcess
+
+
+def _run_side_by_side(root: Path, **argvs: list[str]) -> dict[str, subprocess.CompletedProcess]:
+    """Run `duplexsynth ARGV` for each name at once (output to files: no pipe can fill and stall one)."""
+    procs, logs = {}, {}
+    try:
+        for name, argv in argvs.items():
+            logs[name] = (root / f"{name}.out", root / f"{name}.err")
+            with open(logs[name][0], "w") as out, open(logs[name][1], "w") as err:
+                procs[name] = subprocess.Popen([sys.executable, "-m", "jobs.cli", *argv], stdout=out, stderr=err)
+        for proc in procs.values():
+            proc.wait(timeout=900)
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return {name: subprocess.CompletedProcess(p.args, p.returncode, logs[name][0].read_text(), logs[name][1].read_text())
+            for name, p in procs.items()}
+
+
 @pytest.fixture(scope="module")
-def natural(tmp_path_factory):
-    out = tmp_path_factory.mktemp("natural") / "ds"
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--preset", "natural", "--num", str(NUM),
-                           "--shard-size", "5", "--out", str(out), "--workers", "2", "--no-progress"],
-                          capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return out
+def natural(tmp_path_factory) -> Natural:
+    """The natural preset generated once; then `validate` and `stats` over it, side by side.
+
+    Both only read the dataset, and validate re-composes every row on one core: on 2 cores the
+    stats run costs no extra time.
+    """
+    root = tmp_path_factory.mktemp("natural")
+    out, png = root / "ds", root / "stats.png"
+    gen = _run_side_by_side(root, generate=["generate", "--preset", "natural", "--num", str(NUM), "--shard-size", "5",
+                                            "--out", str(out), "--workers", "2", "--no-progress"])["generate"]
+    assert gen.returncode == 0, gen.stderr[-3000:]
+    done = _run_side_by_side(root, validate=["validate", str(out)],
+                             stats=["stats", str(out), "--json", "--png", str(png), "--check"])
+    return Natural(out, png, done["validate"], done["stats"])
 
 
 def test_natural_preset_validates(natural):
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "validate", str(natural)], capture_output=True, text=True,
-                          timeout=900)
+    proc = natural.validate
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert f"OK: {NUM} rows" in proc.stdout
-    cfg = json.loads((natural / "manifest.json").read_text())["config"]
+    cfg = json.loads((natural.out / "manifest.json").read_text())["config"]
     assert cfg["scenarios"] == {"conversation": 1.0} and cfg["timing"]["controller_gain"] > 0
 
 
-def test_stats_table_json_png_and_every_allowed_figure_within_25_percent(natural, tmp_path):
+def test_stats_table_json_png_and_every_allowed_figure_within_25_percent(natural):
     from pipeline.stats import format_table
 
-    png = tmp_path / "stats.png"
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "stats", str(natural), "--json", "--png", str(png),
-                           "--check"], capture_output=True, text=True, timeout=900)
+    proc, png = natural.stats, natural.png
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     agg = json.loads(proc.stdout)
     table = format_table(agg)

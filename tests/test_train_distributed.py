@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,17 +37,32 @@ def per_rank_config(tmp_path_factory) -> Path:
     return p
 
 
-def _torchrun(config: Path, data: Path, out: Path, *extra: str) -> str:
+def _torchrun(config: Path, data: Path, out: Path, *extra: str, meanwhile: Callable[[], object] = lambda: None) -> str:
+    """`duplexsynth train --nproc-per-node 2`; its stderr. `meanwhile` runs here while it trains."""
     cmd = [sys.executable, "-m", "jobs.cli", "train", "--config", str(config), "--data", str(data),
            "--out", str(out), "--max-steps", "4", "--save-every", "2", "--nproc-per-node", "2", *extra]
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=400)
-    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-4000:]
-    return p.stderr
+    logs = out.parent / f"{out.name}.out", out.parent / f"{out.name}.err"   # files: nobody reads a pipe meanwhile
+    with open(logs[0], "w") as o, open(logs[1], "w") as e:
+        p = subprocess.Popen(cmd, cwd=ROOT, stdout=o, stderr=e)
+    try:
+        meanwhile()
+        p.wait(timeout=400)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    stdout, stderr = (f.read_text() for f in logs)
+    assert p.returncode == 0, stdout[-2000:] + stderr[-4000:]
+    return stderr
 
 
 def test_fsdp2_two_cpu_processes_match_one_process_and_resume(data, per_rank_config, tmp_path):
-    fsdp = tmp_path / "fsdp"
-    log = _torchrun(per_rank_config, data, fsdp)
+    fsdp, single = tmp_path / "fsdp", tmp_path / "single"
+
+    def one_process() -> None:   # the reference, trained here while the two ranks start up and train
+        train(TrainArgs(config="tiny", data=str(data), out=str(single), max_steps=4, save_every=2))
+
+    log = _torchrun(per_rank_config, data, fsdp, meanwhile=one_process)
     assert "2 process(es), cpu, fsdp=True" in log
     for step in (2, 4):
         d = fsdp / "checkpoints" / f"step-{step:08d}"
@@ -54,8 +70,6 @@ def test_fsdp2_two_cpu_processes_match_one_process_and_resume(data, per_rank_con
         assert (d / "rng-rank00001.pt").is_file()
         assert json.loads((d / "trainer_state.json").read_text())["world_size"] == 2
     # the same global batches on one process (grad_accum 2) give the same losses
-    single = tmp_path / "single"
-    train(TrainArgs(config="tiny", data=str(data), out=str(single), max_steps=4, save_every=2))
     a, b = _losses(fsdp), _losses(single)
     assert sorted(a) == [1, 2, 3, 4]
     diff = max(abs(a[s] - b[s]) for s in a)
