@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from pipeline.tts.base import Synthesis, WordTiming
+from pipeline.tts.base import CachedTTS, Synthesis, WordTiming
 
 WORD_S = 0.25
 GAP_S = 0.05
@@ -63,4 +63,5 @@ def generated(espeak, tmp_path_factory):
     from tests.onnx_fixtures import build_tiny_s3_onnx
 
     onnx = build_tiny_s3_onnx(tmp_path_factory.mktemp("s3") / "speech_tokenizer_v2.onnx")
-    return Generated(tts={"tone": ToneTTS(), "espeak": espeak}, onnx_path=onnx)
+    # each line synthesised once: generating a row, then re-composing and re-rendering it to validate it
+    return Generated(tts={"tone": CachedTTS(ToneTTS()), "espeak": CachedTTS(espeak)}, onnx_path=onnx)
