@@ -1,8 +1,8 @@
 """The Mandarin text bank (generators/banks/zh/): it loads and lints clean, renders natural spoken text,
 says every number in words, and computes its answers right.
 
-Exchanges are drawn the way :func:`generators.text_bank._exchange_from` draws English ones, rendered
-with the zh render rules (``tidy_zh(fill(expand(template, rng), slots))``).
+Exchanges are drawn by the planners' own draw (generators.text_bank.draw_exchange with lang="zh"),
+rendered with the zh render rules.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from generators.banks.engine import Scenario, fill, new_seed, pick
+from generators import text_bank as tb
+from generators.banks.engine import pick
 from generators.banks.loader import BANKS_DIR, Bank, load_bank
 from generators.banks.zh import numbers as zn
-from generators.banks.zh.render import render_rng_zh, render_zh, tidy_zh
+from generators.banks.zh.render import render_rng_zh, tidy_zh
 from schemas.language import CHINESE
 
 REQUIRED_DOMAINS = ("weather", "travel", "cooking", "restaurants", "shopping", "health")
@@ -36,60 +37,11 @@ def bank() -> Bank:
 # ----------------------------------------------------------------------------- the render path
 
 
-def _show(template: str, slots: dict[str, object]) -> str:
-    return tidy_zh(fill(template, slots))
-
-
-def _exchange(rng: np.random.Generator, bank: Bank, sc: Scenario) -> dict[str, object]:
-    """One exchange as text_bank._exchange_from builds it, rendered with the zh rules."""
-    for _ in range(20):
-        base = sc.draw_slots(rng)
-        corr = pick(rng, sc.corrections)
-        old_show = _show(corr.show, sc.view(base))
-        new_base = None
-        for _ in range(40):
-            value = sc.slots[corr.slot](rng, base)
-            cand = {**base, corr.slot: value}
-            if value != base[corr.slot] and _show(corr.show, sc.view(cand)) != old_show:
-                new_base = cand
-                break
-        if new_base is None:
-            continue
-        old, new = sc.view(base), sc.view(new_base)
-        olds, news = [], []
-        for options in sc.answer:
-            template, seed = pick(rng, options), new_seed(rng)
-            olds.append(render_zh(template, old, seed))
-            news.append(render_zh(template, new, seed))
-        changed = [i for i in range(len(olds)) if olds[i] != news[i]]
-        if not changed:
-            continue
-        n_keep = min(len(olds), int(rng.integers(4, 7)))
-        rest = sorted(int(i) for i in rng.choice(np.arange(1, len(olds)), size=n_keep - 1, replace=False))
-        keep = [0] + rest
-        if not any(i in changed for i in keep):
-            forced = int(pick(rng, changed))
-            if forced != 0:
-                keep[1 + int(rng.integers(len(rest)))] = forced
-            keep = sorted(set(keep))
-        ctx = {**new, **{f"old_{k}": v for k, v in old.items()}, "new": _show(corr.show, new), "old": old_show}
-        mentions = tuple(t for t in sc.request if render_zh(t, old, 0) != render_zh(t, new, 0))
-        return {
-            "request": render_rng_zh(rng, mentions or sc.request, old),
-            "answer": tuple(olds[i] for i in keep),
-            "repaired": tuple(news[i] for i in keep),
-            "correction": render_rng_zh(rng, corr.user + (bank.generic_user_corrections if corr.generic else ()), ctx),
-            "ack": render_rng_zh(rng, corr.ack + (bank.generic_acks if corr.generic else ()), ctx),
-            "topic": render_rng_zh(rng, sc.topic, old),
-        }
-    raise AssertionError(f"no correctable exchange for {sc.domain}")
-
-
 def _draw(bank: Bank, domain: str, seed: int) -> dict[str, object]:
-    rng = np.random.default_rng(seed)
-    options = [sc for sc in bank.scenarios if sc.domain == domain]
-    weights = np.array([sc.weight for sc in options])
-    return _exchange(rng, bank, options[int(rng.choice(len(options), p=weights / weights.sum()))])
+    """One zh exchange exactly as the planners draw it (generators.text_bank, zh render rules)."""
+    ex = tb.draw_exchange(np.random.default_rng(seed), domain, lang="zh")
+    return {"request": ex.user_request, "answer": ex.answer, "repaired": ex.repaired_from,
+            "correction": ex.correction, "ack": ex.repair_ack, "topic": ex.topic}
 
 
 def _spoken_problems(text: str) -> list[str]:
