@@ -100,32 +100,36 @@ def echo_component(echo: Echo, assistant_stored: np.ndarray, sample_rate: int) -
 
 
 def level_scene(scene: MicScene, own_heard: np.ndarray, speech_mask: np.ndarray, sample_rate: int,
-                tts: Any = None) -> MicScene:
+                tts: Any = None) -> tuple[MicScene, dict[str, np.ndarray]]:
     """Set every noise's gain to its drawn SNR against the user's own speech over `speech_mask`.
 
     `own_heard` is the user stem after the room (`room_speech`), so a whole-channel gain or the
-    clip guard leaves every SNR unchanged. Records the realised SNR beside the draw.
+    clip guard leaves every SNR unchanged. Records the realised SNR beside the draw. Also returns
+    each noise's unit signal by name, so `mic_components` need not build it a second time.
     """
-    levelled = []
+    levelled, signals = [], {}
     for noise in scene.noises:
-        sig = noises.noise_signal(noise, len(own_heard), sample_rate, tts)
+        sig = signals[noise_event_id(noise)] = noises.noise_signal(noise, len(own_heard), sample_rate, tts)
         g = ac.noise_gain_for_snr(own_heard, sig, speech_mask, noise.snr_db)
         levelled.append(noise.model_copy(update={
             "gain": g, "realised_snr_db": round(ac.snr_db(own_heard, g * sig, speech_mask), 4)}))
-    return scene.model_copy(update={"noises": tuple(levelled)})
+    return scene.model_copy(update={"noises": tuple(levelled)}), signals
 
 
 def mic_components(scene: MicScene, n_samples: int, sample_rate: int, assistant_stored: np.ndarray | None,
-                   tts: Any = None) -> dict[str, np.ndarray]:
+                   tts: Any = None, signals: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Every non-speech component of the mic at its level, before the channel gain: noises, echo.
 
-    Keys: `noise_event_id` of each noise, then "echo". `tts` is needed only for babble.
+    Keys: `noise_event_id` of each noise, then "echo". `tts` is needed only for babble;
+    `signals` are unit signals already built (by `level_scene`), by the same keys.
     """
     out: dict[str, np.ndarray] = {}
     for noise in scene.noises:
         if noise.gain is None:
             raise ValueError(f"{noise_event_id(noise)} has no level: level the scene first")
-        out[noise_event_id(noise)] = noise.gain * noises.noise_signal(noise, n_samples, sample_rate, tts)
+        name = noise_event_id(noise)
+        sig = (signals or {}).get(name)
+        out[name] = noise.gain * (sig if sig is not None else noises.noise_signal(noise, n_samples, sample_rate, tts))
     if scene.echo is not None:
         if assistant_stored is None:
             raise ValueError("the echo needs the assistant channel")

@@ -35,9 +35,10 @@ def render_mic(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, assistant
     n, sr = tl.n_samples, tl.sample_rate
     scene = draw_scene(cfg.acoustics, rng, sr, language)
     own = mixer.room_speech(scene, tl.render_stem(Stem.USER), sr)
+    signals: dict[str, np.ndarray] = {}
     if scene.noises:
-        scene = mixer.level_scene(scene, own, snr_masks(tl.events, n, sr)[0], sr, tts)
-    comps = mixer.mic_components(scene, n, sr, rooms.quantise_like_flac(assistant), tts)
+        scene, signals = mixer.level_scene(scene, own, snr_masks(tl.events, n, sr)[0], sr, tts)
+    comps = mixer.mic_components(scene, n, sr, rooms.quantise_like_flac(assistant), tts, signals)
     mix = mixer.premix(scene, own, tl.render_stem(Stem.OVERLAY), comps)
     scene = scene.model_copy(update={"clip_guard_scale": mixer.clip_guard(mix)})
     return mixer.finish_mic(mix, scene.clip_guard_scale), scene, noise_events(scene, n / sr)
