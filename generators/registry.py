@@ -1,6 +1,7 @@
 """Scenario registry and the per-trajectory plan entry point."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 
 import numpy as np
@@ -43,16 +44,22 @@ DELEGATION_FAMILIES: frozenset[str] = frozenset({
 _LANGUAGE_STREAM = 0x6C616E67
 
 
-def missing_content(scenario: str, language: str) -> str:
-    """Why `scenario` cannot be planned in `language` ("" when it can): the content it needs is not in the bank."""
-    if scenario in DELEGATION_FAMILIES and not tb.has_delegations(language):
-        return f"the {language} text bank has no delegated requests"
+def missing_content(scenario: str, language: str, tools: Iterable[str] | None = None) -> str:
+    """Why `scenario` cannot be planned in `language` ("" when it can): the content it needs is not in the
+    bank, or (with `tools`, the harness tools a run enables) none of it is for those tools."""
+    if scenario in DELEGATION_FAMILIES:
+        if not tb.has_delegations(language):
+            return f"the {language} text bank has no delegated requests"
+        if tools is not None and not tb.has_delegations(language, tools):
+            return f"the {language} text bank has no delegated requests for the tools enabled ({', '.join(tools)})"
+        if scenario == Scenario.DELEGATION_MULTI and not tb.has_delegations(language, tools, domains=2):
+            return f"the {language} text bank has delegated requests in one domain only (tasks in flight need two)"
     return ""
 
 
-def families_for(language: str) -> tuple[str, ...]:
+def families_for(language: str, tools: Iterable[str] | None = None) -> tuple[str, ...]:
     """The scenario families a language's text bank has the content for, in SCENARIOS order."""
-    return tuple(s for s in SCENARIOS if not missing_content(s, language))
+    return tuple(s for s in SCENARIOS if not missing_content(s, language, tools))
 
 
 def language_for(cfg: RunConfig, seed: int) -> str:
@@ -69,7 +76,7 @@ def language_for(cfg: RunConfig, seed: int) -> str:
 
 def scenario_weights(cfg: RunConfig, language: str) -> dict[str, float]:
     """The run's scenario mix for trajectories in `language`: the families it has no content for left out."""
-    return {s: w for s, w in cfg.scenarios.items() if not missing_content(s, language)}
+    return {s: w for s, w in cfg.scenarios.items() if not missing_content(s, language, cfg.harness.tools)}
 
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",

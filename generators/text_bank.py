@@ -21,6 +21,7 @@ abbreviations; English numbers may be digits, Mandarin ones are said in words.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections import Counter
@@ -169,6 +170,7 @@ def _text(lang: str) -> _Text:
     if lang not in RULES:
         raise ValueError(f"no text bank for language {lang!r} (banks exist for: {', '.join(RULES)})")
     bank = load_language(lang)
+    bank = dataclasses.replace(bank, delegations=dataclasses.replace(bank.delegations, tidy=RULES[lang].tidy))
     by_domain = {d: tuple(sc for sc in bank.scenarios if sc.domain == d) for d in bank.domains}
     return _Text(lang=language(lang), bank=bank, rules=RULES[lang], by_domain=MappingProxyType(by_domain))
 
@@ -187,9 +189,13 @@ def domains(lang: str = "en") -> tuple[str, ...]:
     return _text(lang).bank.domains
 
 
-def has_delegations(lang: str) -> bool:
-    """Whether a language's bank has delegated requests (the delegation families need them)."""
-    return bool(_text(lang).delegations.specs)
+def has_delegations(lang: str, tools: Iterable[str] | None = None, domains: int = 1) -> bool:
+    """Whether a language's bank has delegated requests (the delegation families need them), for one
+    of ``tools`` when given (the harness tools a run enables), in at least ``domains`` domains (several
+    tasks in flight are about different things)."""
+    wanted = None if tools is None else set(tools)
+    specs = [s for s in _text(lang).delegations.specs if wanted is None or s.tool in wanted]
+    return len({s.domain for s in specs}) >= domains
 
 
 # =========================================================================== dataclasses

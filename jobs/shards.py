@@ -117,30 +117,31 @@ def check_languages(cfg: RunConfig) -> list[str]:
     all, is refused too. Raises ConfigError naming the fields.
     """
     langs = list(cfg.language_weights())
+    tools = tuple(cfg.harness.tools)
     explicit = cfg.scenarios != {s: 1.0 for s in DEFAULT_SCENARIOS}
     field = "language" if cfg.languages is None else "languages"
     asked = [s for s, w in cfg.scenarios.items() if w > 0]
     if explicit and len(langs) == 1:
         code = langs[0]
-        refused = [s for s in asked if missing_content(s, code)]
+        refused = [s for s in asked if missing_content(s, code, tools)]
         if refused:
             raise ConfigError(f"scenarios: {', '.join(refused)} cannot be made in language {code} "
-                              f"({missing_content(refused[0], code)}); families {code} has content for: "
-                              f"{', '.join(families_for(code))}")
+                              f"({missing_content(refused[0], code, tools)}); families {code} has content for: "
+                              f"{', '.join(families_for(code, tools))}")
     for s in asked if explicit else ():
-        if all(missing_content(s, code) for code in langs):
+        if all(missing_content(s, code, tools) for code in langs):
             raise ConfigError(f"scenarios: {s} cannot be made in {field} {', '.join(langs)} "
-                              f"({missing_content(s, langs[0])}); families {langs[0]} has content for: "
-                              f"{', '.join(families_for(langs[0]))}")
+                              f"({missing_content(s, langs[0], tools)}); families {langs[0]} has content for: "
+                              f"{', '.join(families_for(langs[0], tools))}")
     notes: list[str] = []
     for code in langs:
-        left_out = [s for s in asked if missing_content(s, code)]
+        left_out = [s for s in asked if missing_content(s, code, tools)]
         if not left_out:
             continue
-        why = missing_content(left_out[0], code)
+        why = missing_content(left_out[0], code, tools)
         if not scenario_weights(cfg, code):
             raise ConfigError(f"scenarios: none of {', '.join(asked)} can be made in {code} ({why}); "
-                              f"families {code} has content for: {', '.join(families_for(code))}")
+                              f"families {code} has content for: {', '.join(families_for(code, tools))}")
         others = [c for c in langs if c != code]
         notes.append(f"note: {code} rows leave out {', '.join(left_out)} ({why})"
                      + (f"; those families are drawn in {', '.join(others)} only" if others else ""))

@@ -13,7 +13,6 @@ That needs a TTS and costs one composition per row, so `validate_row` runs it on
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -33,6 +32,7 @@ from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
+from schemas.numerals import english_numbers
 from schemas.timeline import META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, TaskOutcome,
@@ -377,25 +377,6 @@ def rule5_relay_after_ready(v: RowView) -> Iterator[str]:
                 yield from _relay_problems(v, e.start_s, t.id)
 
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
-
-
-_CLOCK = re.compile(r"\b(\d{1,2}):(\d\d)\b")
-
-
-_MONEY = re.compile(r"(\d[\d,]*) dollars? and (\d{1,2}) cents?")
-
-
-def _numbers(text: str) -> set[str]:
-    """Numbers written in `text`. Money said "90 dollars and 41 cents" is the one number 90.41; a clock
-    time 19:00 also counts as 19, 7 and 0 (said "7 in the evening")."""
-    text = _MONEY.sub(lambda m: f"{m.group(1)}.{int(m.group(2)):02d} dollars", text)
-    out = {m.group(0).replace(",", "").rstrip(".") for m in _NUMBER.finditer(text)}
-    for h, m in _CLOCK.findall(text):
-        out |= {str(int(h)), str(int(h) % 12 or 12), str(int(m)), m}
-    return out
-
-
 def _matches(said: str, known: set[str]) -> bool:
     """`said` is a known number, or one rounded to the places it is said with ("about 75" for 74.56)."""
     if said in known:
@@ -407,7 +388,10 @@ def _matches(said: str, known: set[str]) -> bool:
 
 
 def rule6_relay_facts_read(v: RowView) -> Iterator[str]:
-    """Every number a relay states is in a result it has read or in what was said or requested before it."""
+    """Every number a relay states is in a result it has read or in what was said or requested before it.
+
+    Numbers are read with the row's language (schemas/numerals.py); results are read as English too,
+    since the harness answers in English whatever the dialogue's language."""
     known_kinds = FLOOR_TAKING + (EventKind.ASSISTANT_TURN, EventKind.DELEGATE, EventKind.BACKEND, EventKind.TIMER)
     for t in v.turns:
         if v.attrs[t.id].trigger != Trigger.BACKEND:
@@ -415,8 +399,8 @@ def rule6_relay_facts_read(v: RowView) -> Iterator[str]:
         known: set[str] = set()
         for e in v.events:
             if e.id != t.id and e.kind in known_kinds and e.start_s <= t.start_s:
-                known |= _numbers(e.text)
-        for num in sorted(x for x in _numbers(t.text) if not _matches(x, known)):
+                known |= v.lang.numbers(e.text) | english_numbers(e.text)
+        for num in sorted(x for x in v.lang.numbers(t.text) if not _matches(x, known)):
             yield f"{t.id} states {num}, which is in no result it has read and nothing said before it"
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from schemas.numerals import chinese_numbers, english_numbers
+
 
 def whitespace_words(text: str) -> list[str]:
     """Whitespace-separated tokens: languages that write spaces between words (English)."""
@@ -33,6 +35,7 @@ class Language:
     question_ends: tuple[str, ...]    # a sentence ending in one of these asks something
     segment: Callable[[str], list[str]] = whitespace_words   # text -> word tokens, punctuation attached
     closers: str = ""                 # closing quotes/brackets that may follow a sentence end ("好。”")
+    numbers: Callable[[str], set[str]] = english_numbers   # the numbers a text states (rule 6)
 
     def words(self, text: str) -> list[str]:
         """The word tokens of `text`, punctuation attached (one TTS word timing each)."""
@@ -165,7 +168,8 @@ ENGLISH = Language(code="en", name="English", word_separator=" ", sentence_ends=
 CHINESE = Language(code="zh", name="Mandarin Chinese", word_separator="",
                    sentence_ends=("。", "？", "！", "?", "!", "."),
                    phrase_ends=("，", "、", "；", "：", "。", "？", "！", ",", ";", ":", "?", "!", "."),
-                   question_ends=("？", "?"), segment=chinese_words, closers=CHINESE_CLOSERS)
+                   question_ends=("？", "?"), segment=chinese_words, closers=CHINESE_CLOSERS,
+                   numbers=chinese_numbers)
 
 LANGUAGES: dict[str, Language] = {lang.code: lang for lang in (ENGLISH, CHINESE)}
 

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 from generators.harness import Execution, ToolCall
 
-from .engine import Rng, Slots, SlotSampler, draw_slots, fill, pick, render_rng
+from .engine import Rng, Slots, SlotSampler, draw_slots, expand, fill, pick, tidy
 
 # =========================================================================== reading a result
 
@@ -167,16 +167,26 @@ def failure_kind(ex: Execution) -> str:
 class Delegations:
     """The delegated requests of one language and the phrases around them.
 
-    ``say_time`` turns a harness clock time ("18:30") into speech (a calendar clash names one).
+    The harness speaks English whatever the dialogue's language (its tools take English arguments
+    and answer in English, as most services do); a language's phrases and readers say its results
+    in that language. ``say_time`` turns a harness clock time ("18:30") into speech and ``say_day``
+    a harness weekday ("Monday"), both for a calendar clash; ``tidy(text, capitalize)`` is the
+    language's render rule for filled templates (generators/text_bank.py ``RULES``).
     """
 
     specs: tuple[Spec, ...]
     phrases: Phrases | None   # None for a language without delegated requests
     say_time: Callable[[Rng, str], str]
+    say_day: Callable[[str], str] = str
+    tidy: Callable[[str, bool], str] = tidy
     by_name: Mapping[str, Spec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_name", MappingProxyType({s.name: s for s in self.specs}))
+
+    def _say(self, rng: Rng, templates: tuple[str, ...], slots: Slots, capitalize: bool = True) -> str:
+        """One of ``templates`` rendered with the language's rule, all with ``rng`` (as engine.render_rng)."""
+        return self.tidy(fill(expand(pick(rng, templates), rng), slots), capitalize)
 
     # ------------------------------------------------------------------ choosing a spec
 
@@ -200,26 +210,24 @@ class Delegations:
 
     # ------------------------------------------------------------------ the request side
 
-    @staticmethod
-    def make(rng: Rng, spec: Spec, slots: Slots | None = None) -> dict[str, object]:
+    def make(self, rng: Rng, spec: Spec, slots: Slots | None = None) -> dict[str, object]:
         """Draw (or reuse) slots and render the request side: user line, ack, topic, call, private request."""
         base = spec.draw(rng) if slots is None else slots
         v = spec.view(base)
-        topic = render_rng(rng, (spec.topic,), v, capitalize=False)
+        topic = self._say(rng, (spec.topic,), v, capitalize=False)
         return {
             "slots": base,
-            "user_request": render_rng(rng, spec.user, v),
-            "ack": render_rng(rng, spec.ack, v),
+            "user_request": self._say(rng, spec.user, v),
+            "ack": self._say(rng, spec.ack, v),
             "topic": topic,
             "call": spec.call(base),
-            "request": render_rng(rng, (spec.request,), v),
+            "request": self._say(rng, (spec.request,), v),
         }
 
-    @staticmethod
-    def _ctx(rng: Rng, spec: Spec, slots: Slots, topic: str) -> Slots:
+    def _ctx(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> Slots:
         v = spec.view(slots)
         v["topic"] = topic
-        v["short"] = render_rng(rng, spec.short, v, capitalize=False)
+        v["short"] = self._say(rng, spec.short, v, capitalize=False)
         return v
 
     # ------------------------------------------------------------------ results
@@ -248,19 +256,19 @@ class Delegations:
                 if len(chosen) < want and (part.note or not said & set(part.needs)):
                     chosen.append(int(i))
                     said |= set(part.needs)
-            return (render_rng(rng, head.templates, ctx),) + tuple(render_rng(rng, extras[i].templates, ctx) for i in sorted(chosen))
+            return (self._say(rng, head.templates, ctx),) + tuple(self._say(rng, extras[i].templates, ctx) for i in sorted(chosen))
         # partial: say so, relay the facts that arrived (never a remark alone), offer to fetch the rest
         facts_parts = [part for part in usable if not part.note]
         if not facts_parts:
-            return (render_rng(rng, p.partial_nothing, ctx), render_rng(rng, p.partial_offer, ctx))
+            return (self._say(rng, p.partial_nothing, ctx), self._say(rng, p.partial_offer, ctx))
         best = max(len(part.needs) for part in facts_parts)
         first = next(part for part in facts_parts if len(part.needs) == best)
-        out = [render_rng(rng, p.partial_open, ctx), render_rng(rng, first.templates, ctx)]
+        out = [self._say(rng, p.partial_open, ctx), self._say(rng, first.templates, ctx)]
         more = [part for part in facts_parts if not part.main and not set(part.needs) & set(first.needs)]
         if more and rng.random() < 0.4:
-            out.append(render_rng(rng, more[0].templates, ctx))
+            out.append(self._say(rng, more[0].templates, ctx))
         else:
-            out.append(render_rng(rng, p.partial_offer, ctx))
+            out.append(self._say(rng, p.partial_offer, ctx))
         return tuple(out)
 
     def fallback(self, rng: Rng, spec: Spec, slots: Slots, topic: str, ex: Execution) -> tuple[str, ...]:
@@ -271,23 +279,23 @@ class Delegations:
         if kind == "clash":
             m = _CLASH.search(ex.text)
             assert m is not None
-            ctx.update(c_day=m.group(1), c_time=self.say_time(rng, m.group(2)), c_title=m.group(3))
-            return render_rng(rng, p.fail_clash, ctx), render_rng(rng, p.next_clash, ctx)
+            ctx.update(c_day=self.say_day(m.group(1)), c_time=self.say_time(rng, m.group(2)), c_title=m.group(3))
+            return self._say(rng, p.fail_clash, ctx), self._say(rng, p.next_clash, ctx)
         first = {"timeout": p.fail_timeout, "down": p.fail_down, "refused": p.fail_refused}[kind]
         nexts = p.next_retry + spec.fallback if kind != "refused" else spec.fallback or p.next_retry
-        return render_rng(rng, first, ctx), render_rng(rng, nexts, ctx)
+        return self._say(rng, first, ctx), self._say(rng, nexts, ctx)
 
     def retry_line(self, rng: Rng, spec: Spec, slots: Slots, topic: str, ex: Execution) -> str:
         p = self.phrases
-        return render_rng(rng, p.retry_timeout if ex.status == "timeout" else p.retry_error, self._ctx(rng, spec, slots, topic))
+        return self._say(rng, p.retry_timeout if ex.status == "timeout" else p.retry_error, self._ctx(rng, spec, slots, topic))
 
     # ------------------------------------------------------------------ cancels
 
     def cancel_request(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
-        return render_rng(rng, self.phrases.cancel_user, self._ctx(rng, spec, slots, topic))
+        return self._say(rng, self.phrases.cancel_user, self._ctx(rng, spec, slots, topic))
 
     def cancel_ack(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
-        return render_rng(rng, self.phrases.cancel_ack, self._ctx(rng, spec, slots, topic))
+        return self._say(rng, self.phrases.cancel_ack, self._ctx(rng, spec, slots, topic))
 
     def cancel_request_text(self, topic: str) -> str:
         return fill(self.phrases.cancel_request, {"topic": topic})
@@ -322,10 +330,10 @@ class Delegations:
         return ctx
 
     def revision_user(self, rng: Rng, spec: Spec, rev: Revision, old: Slots, new: Slots) -> str:
-        return render_rng(rng, rev.user + self.phrases.revise_user, self.revision_context(spec, rev, old, new))
+        return self._say(rng, rev.user + self.phrases.revise_user, self.revision_context(spec, rev, old, new))
 
     def revision_ack(self, rng: Rng, spec: Spec, rev: Revision, old: Slots, new: Slots) -> str:
-        return render_rng(rng, rev.ack + self.phrases.revise_ack, self.revision_context(spec, rev, old, new))
+        return self._say(rng, rev.ack + self.phrases.revise_ack, self.revision_context(spec, rev, old, new))
 
 
 __all__ = [

@@ -304,6 +304,7 @@ class _Registry:
     functions: Mapping[str, Callable[..., Any]]
     lists: Mapping[str, tuple[Any, ...]]
     say_time: Callable[[Rng, str], str]
+    say_day: Callable[[str], str]
 
 
 def _registry(language: str) -> _Registry:
@@ -313,7 +314,8 @@ def _registry(language: str) -> _Registry:
         if fn.__name__ in functions:
             raise BankError(f"generators.banks.{language}: two functions named {fn.__name__!r}")
         functions[fn.__name__] = fn
-    return _Registry(MappingProxyType(functions), MappingProxyType(dict(module.LISTS)), module.SAY_TIME)
+    return _Registry(MappingProxyType(functions), MappingProxyType(dict(module.LISTS)), module.SAY_TIME,
+                     getattr(module, "SAY_DAY", str))
 
 
 class _Builder:
@@ -671,7 +673,7 @@ def load_bank(folder: Path, language: str) -> Bank:
         generic_user_corrections=common.corrections.user,
         generic_acks=common.corrections.ack,
         chatter=chatter,
-        delegations=Delegations(tuple(specs), phrases, registry.say_time),
+        delegations=Delegations(tuple(specs), phrases, registry.say_time, registry.say_day),
         data=b.data,
     )
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# The climate of every city the text banks can name (generators/banks/en/common.yaml cities).
+# The climate of every city the text banks can name (generators/banks/<lang>/common.yaml cities).
 CLIMATE: dict[str, str] = {
     "Lisbon": "mild",
     "Rome": "hot",
@@ -64,6 +64,28 @@ CLIMATE: dict[str, str] = {
     "Florence": "hot",
     "Naples": "hot",
     "Zurich": "cold",
+    # the Mandarin bank's cities (generators/banks/zh/common.yaml, by their `en` names)
+    "Beijing": "cold",
+    "Shanghai": "mild",
+    "Guangzhou": "hot",
+    "Shenzhen": "hot",
+    "Chengdu": "mild",
+    "Chongqing": "hot",
+    "Hangzhou": "mild",
+    "Nanjing": "mild",
+    "Suzhou": "mild",
+    "Xi'an": "cold",
+    "Wuhan": "hot",
+    "Changsha": "hot",
+    "Xiamen": "hot",
+    "Qingdao": "mild",
+    "Harbin": "cold",
+    "Kunming": "mild",
+    "Dali": "mild",
+    "Sanya": "hot",
+    "Guilin": "wet",
+    "Lhasa": "cold",
+    "Tianjin": "cold",
 }
 
 

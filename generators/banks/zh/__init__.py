@@ -1,21 +1,23 @@
 """The Mandarin text banks: ``*.yaml`` content in this folder, and the functions it names.
 
 ``FUNCTIONS`` is the registry the loader resolves ``derive:``, ``sample:`` and ``read:`` names
-against; ``LISTS`` are value lists owned by other code (none yet: the zh day names live in
-common.yaml until Mandarin delegation maps them onto the harness's days); ``SAY_TIME`` says a
-harness clock time ("18:30") the Mandarin way (晚上六点半). Every number is spelt by
+against; ``LISTS`` are value lists owned by other code (none: the zh day names live in
+common.yaml's ``harness_days``, which maps them onto the harness's days); ``SAY_TIME`` says a
+harness clock time ("18:30") the Mandarin way (晚上六点半) and ``SAY_DAY`` a harness weekday (周一). Every number is spelt by
 :mod:`.numbers`; :mod:`.render` holds the render rules for Mandarin text.
 """
 
 from __future__ import annotations
 
-from . import chatter, cooking, health, numbers, restaurants, shopping, travel, weather
+from . import chatter, cooking, delegation_weather, health, numbers, restaurants, shopping, travel, weather
 
 FUNCTIONS = (
     weather.FUNCTIONS + travel.FUNCTIONS + cooking.FUNCTIONS + restaurants.FUNCTIONS + shopping.FUNCTIONS
     + health.FUNCTIONS + chatter.FUNCTIONS
+    + delegation_weather.FUNCTIONS
 )
 
 LISTS: dict[str, tuple[str, ...]] = {}
 
 SAY_TIME = numbers.say_time
+SAY_DAY = numbers.say_weekday

@@ -168,6 +168,15 @@ def say_time(rng: object, hhmm: str) -> str:
     return clock(h, m)
 
 
+_WEEKDAYS = {"Monday": "周一", "Tuesday": "周二", "Wednesday": "周三", "Thursday": "周四", "Friday": "周五",
+             "Saturday": "周六", "Sunday": "周日"}
+
+
+def say_weekday(day: str) -> str:
+    """A harness weekday ("Monday") as said (the loader's ``SAY_DAY`` hook): 周一."""
+    return _WEEKDAYS[day]
+
+
 def jin(grams: int) -> str:
     """Grams in market weight (1 斤 = 500 g, 1 两 = 50 g), to the nearest 两: 一斤二两, 两斤, 半斤, 三两."""
     liang_total = (grams + 25) // 50

@@ -24,7 +24,7 @@ def _wind_desc(level: int) -> str:
     return "风不大" if level <= 2 else "稍微有点风" if level <= 4 else "风挺大的"
 
 
-def _rain_comment(rain: int) -> str:
+def rain_comment(rain: int) -> str:
     if rain < 25:
         return "伞基本用不上"
     if rain < 60:
@@ -84,7 +84,7 @@ def weather_forecast(s: Slots, data: BankData) -> Slots:
         verdict = "不太合适"
     return {
         "cond": cond.cond, "sky": cond.sky, "gear": cond.gear,  # type: ignore[attr-defined]
-        "high": degrees(high), "low": degrees(low), "rain": percent(rain), "rain_comment": _rain_comment(rain),
+        "high": degrees(high), "low": degrees(low), "rain": percent(rain), "rain_comment": rain_comment(rain),
         "wind": _wind(n), "wind_desc": _wind_desc(level),
         "evening": degrees(int(n["evening"])), "evening_tip": _evening_tip(int(n["evening"])),  # type: ignore[call-overload]
         "window": _window(start, start + 2), "verdict": verdict,
