@@ -3,8 +3,8 @@
 Each check has an id and a message that quotes the offending words. `lint_script` runs them over
 everything a script will say or read (turns, continuation sentences, cut-ins, overlays, delegate
 requests, backend results), and `pipeline/validate` runs it on every row (rule `text_lint`), so a
-bank, a planner or an LLM-written script that produces one is caught whatever wrote it. The
-checks are English rules; a language brings its own (`LINTS`), and one without them is not linted.
+bank, a planner or an LLM-written script that produces one is caught whatever wrote it. Each
+language brings its own checks (`LINTS`: English and Mandarin); one without them is not linted.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from generators.banks.engine import ONE_PLURAL, PLURAL_POSSESSIVE
+from schemas.language import CHINESE, language
 from schemas.script import Script
 from schemas.vocab import EventKind, Role
 
@@ -72,14 +73,62 @@ def lint_hesitation(word_before: str, filler: str) -> list[Hit]:
     return []
 
 
+# ----------------------------------------------------------------------------- Mandarin
+
+_HAN = "\u4e00-\u9fff"
+_DOUBLED_DE = re.compile("的的(?!确)")
+# 二 counting things ("二个人"): a count of two before a measure word is 两 (十二个, 第二个, 周二天气 are right)
+_ER_BEFORE_MEASURE = re.compile("(?<![零一二两三四五六七八九十百千万第周期拜])二(?:个|位|杯|件|份|张|本|瓶|碗|次|天|周|条|只|双|家|间|斤|岁|种|样|台|部|辆|遍|层|口)")
+_PUNCT_RUN_ZH = re.compile("[，、；：。？！]{2,}")
+_LATIN_WORD = re.compile("[A-Za-z]{3,}")
+_MY_ZH = re.compile(f"我(?:的|家)([{_HAN}]{{1,4}})")
+# two-character words a speaker repeats on purpose ("不对不对，是周六", "好的好的")
+_REPEATABLE_ZH = frozenset("不对 好的 对的 是的 没事 谢谢 不是 等等 快点 慢点 好吧 行吧 没错 可以 知道 明白 一个 一步 一点".split())   # 一个一个: one by one
+
+
+def lint_utterance_zh(text: str) -> list[Hit]:
+    """Mandarin artefacts inside one utterance: 的的, 二 counting things (二个人), a run of marks left by an
+    empty option (好的，。), and a word of two or more characters said twice in a row (北京北京)."""
+    hits = [*_found("doubled_de", _DOUBLED_DE, text),
+            *_found("number_agreement", _ER_BEFORE_MEASURE, text),
+            *_found("punctuation_run", _PUNCT_RUN_ZH, text)]
+    words = CHINESE.words(text)
+    for a, b in zip(words, words[1:]):   # not across a mark: "还有位子。位子方面" picks the word up again
+        b = b.rstrip("，、；：。？！“”‘’（）《》 ")
+        if a == b and len(a) >= 2 and re.fullmatch(f"[{_HAN}]+", a) and a not in _REPEATABLE_ZH:
+            hits.append(Hit("repeated_word", a + b))
+    return hits
+
+
+def lint_speech_zh(text: str) -> list[Hit]:
+    """Mandarin speech has no English words in it (a name the harness knows, "Beijing", stays in the
+    private request and the backend text, which are read, not said)."""
+    return [*_found("latin_in_speech", _LATIN_WORD, text)]
+
+
+def lint_reply_zh(user_text: str, assistant_text: str) -> list[Hit]:
+    """Perspective: the assistant saying the user's 我的客厅 / 我家 as its own (it is 你的客厅 / 你家)."""
+    said = {m.group(0) for m in _MY_ZH.finditer(user_text)}
+    return [Hit("pronoun_perspective", m.group(0)) for m in _MY_ZH.finditer(assistant_text)
+            if any(s.startswith(m.group(0)[:4]) or m.group(0).startswith(s[:4]) for s in said)]
+
+
+def _no_hits(*_: str) -> list[Hit]:
+    return []
+
+
 @dataclass(frozen=True)
 class Lints:
-    utterance: Callable[[str], list[Hit]]
-    reply: Callable[[str, str], list[Hit]]
-    hesitation: Callable[[str, str], list[Hit]]
+    utterance: Callable[[str], list[Hit]]            # everything said, heard or read
+    reply: Callable[[str, str], list[Hit]]           # (the user's last turn, an assistant turn)
+    hesitation: Callable[[str, str], list[Hit]]      # (the word before a filler, the filler)
+    speech: Callable[[str], list[Hit]] = _no_hits    # what is said aloud only
 
 
-LINTS: dict[str, Lints] = {"en": Lints(lint_utterance, lint_reply, lint_hesitation)}
+LINTS: dict[str, Lints] = {
+    "en": Lints(lint_utterance, lint_reply, lint_hesitation),
+    "zh": Lints(lint_utterance_zh, lint_reply_zh, _no_hits, lint_speech_zh),
+}
 
 
 def lint_script(script: Script) -> list[str]:
@@ -97,11 +146,12 @@ def lint_script(script: Script) -> list[str]:
         heard += [o.text for o in t.overlays if o.kind != EventKind.BACKCHANNEL]   # "yeah yeah" is speech
         read = [t.delegate.request, t.delegate.result] if t.delegate is not None else []
         hits = [h for text in said + heard + read if text for h in lints.utterance(text)]
+        hits += [h for text in said + heard if text for h in lints.speech(text)]
         if t.role == Role.USER:
             last_user = t.text
         else:
             hits += [h for text in said if text for h in lints.reply(last_user, text)]
         if t.pause is not None and t.pause.filler:
-            hits += lints.hesitation(t.text.split()[t.pause.after_word - 1], t.pause.filler)
+            hits += lints.hesitation(language(script.language).words(t.text)[t.pause.after_word - 1], t.pause.filler)
         out += [f"{t.id}: {h}" for h in hits]
     return out
