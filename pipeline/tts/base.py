@@ -7,6 +7,14 @@ record in the dataset manifest. Keeping the interface this small lets the espeak
 (fast, CPU, deterministic) and a neural backend (CosyVoice) be swapped without touching callers.
 The voice a backend speaks with is the script's own ``schemas.script.VoiceSpec`` (the contract),
 so what the planner draws is exactly what the backend receives and the row records.
+
+Written vs spoken (issue #18), the same for every engine: a backend synthesises
+``pipeline.tts.spoken.spoken_form(text, code).text`` ("8:30" as "eight thirty", "3点" as "三点"),
+never the written text, and builds its ``words`` with ``spoken.word_timings(form, onsets, loud,
+n, sr, boundaries)`` from its own events: (character offset into ``form.text``, sample) pairs
+(phoneme or word events; an engine with durations per phoneme or per spoken word gives their
+starts), so each written token is timed by what it says. The stored words stay the written tokens;
+``spoken.spoken_words(tokens, language)`` gives what each said, for exporters.
 """
 
 from __future__ import annotations

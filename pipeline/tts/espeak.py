@@ -12,20 +12,17 @@ Output contract of :meth:`EspeakBackend.synthesize` (downstream mixing relies on
   which case the peak limit wins and the RMS comes out lower;
 * trimmed: leading/trailing samples below -45 dBFS are removed, so the first and the last sample
   are themselves at or above -45 dBFS (the utterance starts and ends "on speech");
-* one :class:`WordTiming` per word token; starts come from espeak's WORD events, ends are the
-  last sample at or above -45 dBFS before the next word's start, so pauses at commas are not
-  counted as part of the preceding word. The tokens are the whitespace tokens of the text, except
-  for voices of a language written without spaces (``_VOICE_LANGUAGES``: Mandarin ``cmn``), whose
-  tokens are that ``schemas.language.Language``'s ``words(text)`` (jieba words). The voice decides,
-  because the voice is what the planner drew for the script's language (generators/voices.py).
+* one :class:`WordTiming` per written token (whitespace tokens, or for voices of a language
+  written without spaces, ``_VOICE_LANGUAGES``: Mandarin ``cmn``, that ``schemas.language.Language``'s
+  jieba words; the voice decides, because it is what the planner drew for the script's language).
 
-Mandarin: espeak-ng's ``cmn`` voice reports WORD events at exact *character* positions (1-based
-code points, not UTF-8 bytes), one per espeak dictionary word, and those often span two jieba
-words: "不对，" comes as one event on "不", leaving "对，" without one; "Wi-Fi" as one on "Wi".
-So events map to the token holding their position (``_owners_by_span``), and a jieba word left
-without an event gets a start estimated inside the stretch that voices it, in proportion to
-characters (``_estimate_untimed``), instead of the zero-length timing an English token espeak
-skipped gets.
+What espeak is given is the text's *spoken form* (pipeline/tts/spoken.py: "8:30" as "eight thirty",
+"3点" as "三点"), not the written text, and its WORD events (character offsets into that form) and
+PHONEME events go to ``spoken.word_timings``, which maps them back to the written tokens: a token
+starts at its first event; tokens espeak voiced under one event (an unstressed "the" after "in";
+Mandarin dictionary words that span two jieba words, "不对，" on "不") share that stretch in
+proportion to what they say, snapped to the nearest phoneme start; a token ends at the last sample
+at or above -45 dBFS before the next token's start, so pauses are no word's.
 
 Determinism: libespeak-ng keeps synthesis state in C statics (pitch flutter phase, resonator and
 echo memories, an RNG seeded from the clock), so the same text synthesised twice in one process
@@ -37,7 +34,6 @@ output a pure function of ``(text, voice, sample_rate)``.
 from __future__ import annotations
 
 import _ctypes
-import bisect
 import ctypes
 import os
 import re
@@ -57,7 +53,8 @@ import soxr
 from schemas.language import Language, language
 from schemas.script import VoiceSpec
 
-from .base import Synthesis, WordTiming
+from .base import Synthesis
+from .spoken import SpokenForm, spoken_form, word_timings
 
 __all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices", "SILENCE_DBFS"]
 
@@ -68,6 +65,13 @@ _POS_CHARACTER = 1
 _CHARS_UTF8 = 1
 _EVENT_LIST_TERMINATED = 0
 _EVENT_WORD = 1
+_EVENT_PHONEME = 7
+_INITIALIZE_PHONEME_EVENTS = 0x0001  # phoneme events too (the audio is the same)
+
+
+def is_pause(phoneme: str) -> bool:
+    """espeak's pause and boundary pseudo-phonemes ("_", "_:", "_!", "_|"): no sound starts there."""
+    return phoneme.startswith("_")
 _PARAM_RATE, _PARAM_PITCH, _PARAM_RANGE = 1, 3, 4
 _EE_OK = 0
 
@@ -76,8 +80,6 @@ SILENCE_DBFS = -45.0  # below this a sample counts as silence (trimming, word en
 _GATE_DB = 40.0  # loudness: frames within this many dB of the loudest frame are "active"
 
 _RATE_RANGE = (80, 450)  # espeak-ng's accepted words-per-minute range
-_TOKEN_RE = re.compile(r"\S+")
-_SPEAKABLE_SYMBOLS = "&@%$#+=€£¥"
 
 #: espeak-ng voice files (the part of ``VoiceSpec.name`` before "+") whose text is written without
 #: spaces between words, and the schemas Language whose ``words`` gives their tokens.
@@ -88,6 +90,15 @@ def voice_language(voice: VoiceSpec) -> Language | None:
     """The Language that tokenises text for ``voice``; None for whitespace tokens (English...)."""
     code = _VOICE_LANGUAGES.get(voice.name.partition("+")[0].lower())
     return language(code) if code else None
+
+
+def voice_speech_language(voice: VoiceSpec) -> str | None:
+    """The language whose spoken forms ``voice`` is given (pipeline/tts/spoken): "zh" for the
+    Mandarin voice files, "en" for English ones, None (text said as written) for the rest."""
+    lang = voice_language(voice)
+    if lang is not None:
+        return lang.code
+    return "en" if voice.name.lower().startswith("en") else None
 
 
 class _Event(ctypes.Structure):
@@ -157,6 +168,7 @@ class _NativeResult:
     samples: np.ndarray  # int16 at native_rate
     native_rate: int
     word_events: list[tuple[int, int, int]]  # (text_position 1-based, length, audio_position ms)
+    phonemes: list[tuple[int, int, str]]  # (text_position 1-based, audio_position ms, mnemonic)
 
 
 class EspeakBackend:
@@ -230,7 +242,8 @@ class EspeakBackend:
         lib = ctypes.CDLL(self._private_lib_path())
         _declare(lib)
         rate = lib.espeak_Initialize(
-            _AUDIO_OUTPUT_SYNCHRONOUS, 0, espeakng_loader.get_data_path().encode(), _INITIALIZE_DONT_EXIT
+            _AUDIO_OUTPUT_SYNCHRONOUS, 0, espeakng_loader.get_data_path().encode(),
+            _INITIALIZE_DONT_EXIT | _INITIALIZE_PHONEME_EVENTS,
         )
         if rate <= 0:
             _dlclose(lib)
@@ -323,6 +336,7 @@ class EspeakBackend:
     def _synth_native(self, text: str, voice: VoiceSpec) -> _NativeResult:
         chunks: list[np.ndarray] = []
         events: list[tuple[int, int, int]] = []
+        phonemes: list[tuple[int, int, str]] = []
 
         def on_audio(wav: Any, n: int, ev: Any) -> int:
             if n > 0 and wav:
@@ -331,6 +345,9 @@ class EspeakBackend:
             while ev[i].type != _EVENT_LIST_TERMINATED:
                 if ev[i].type == _EVENT_WORD:
                     events.append((ev[i].text_position, ev[i].length, ev[i].audio_position))
+                elif ev[i].type == _EVENT_PHONEME:
+                    phonemes.append((ev[i].text_position, ev[i].audio_position,
+                                     ev[i].id.string.decode("latin-1")))
                 i += 1
             return 0  # 0 = continue synthesis
 
@@ -358,7 +375,7 @@ class EspeakBackend:
             finally:
                 self._close(lib)
         samples = np.concatenate(chunks) if chunks else np.zeros(0, np.int16)
-        return _NativeResult(samples, rate, events)
+        return _NativeResult(samples, rate, events, phonemes)
 
     def synthesize(self, text: str, voice: VoiceSpec, sample_rate: int) -> Synthesis:
         """Speak ``text``; see the module docstring for the audio and timing contract.
@@ -372,10 +389,9 @@ class EspeakBackend:
         if "\x00" in text:
             raise ValueError("text to synthesize contains a NUL character")
         self._check_params(voice, sample_rate)
-        native = self._synth_native(text, voice)
-        return _postprocess(
-            text, native, int(sample_rate), self.target_rms_dbfs, self.peak_limit, voice_language(voice)
-        )
+        form = spoken_form(text, voice_speech_language(voice))
+        native = self._synth_native(form.text, voice)
+        return _postprocess(form, native, int(sample_rate), self.target_rms_dbfs, self.peak_limit)
 
     def identity(self) -> dict[str, Any]:
         """Everything that determines the output, for dataset manifests."""
@@ -405,50 +421,6 @@ def _dist_version(dist: str) -> str | None:
 
 
 # --- post-processing (pure functions) ------------------------------------------------------------
-def _assign_events(spans: list[tuple[int, int]], speakable: list[bool], positions: list[int]) -> list[int]:
-    """Map each WORD event (0-based character position) to a token index, monotonically.
-
-    espeak's text positions are usually exact, but drift near multi-word dictionary entries
-    ("déjà vu") and unspoken punctuation ("Well - I" puts the event for "I" on "-"). So instead of
-    a plain lookup this is a small dynamic programme minimising: the character distance from each
-    event to its token, plus a penalty for speakable tokens left without any event, plus a small
-    penalty for giving an event to a punctuation-only token. Several events on one token (numbers:
-    "1,234" -> "one thousand two hundred ...") cost nothing.
-    """
-    miss, punct = 10.0, 4.0
-    n_tok, n_ev = len(spans), len(positions)
-    starts = np.array([a for a, _ in spans], dtype=float)
-    lasts = np.array([b - 1 for _, b in spans], dtype=float)
-    tok_pen = np.where(np.array(speakable), 0.0, punct)
-    s_cum = np.concatenate([[0.0], np.cumsum(np.array(speakable, dtype=float))])  # S[k]: speakable in [0,k)
-    back = np.zeros((n_ev, n_tok), dtype=np.int64)
-    cost = None
-    idx = np.arange(n_tok)
-    for i, p in enumerate(positions):
-        node = np.maximum(np.maximum(starts - p, p - lasts), 0.0) + tok_pen
-        if cost is None:
-            cost = node + miss * s_cum[:n_tok]
-            back[i] = -1
-            continue
-        # coming from token j' < j: tokens strictly between stay without events
-        from_vals = cost - miss * s_cum[1 : n_tok + 1]
-        pref = np.minimum.accumulate(from_vals)
-        pref_arg = np.maximum.accumulate(np.where(from_vals == pref, idx, 0))
-        move = np.full(n_tok, np.inf)
-        move[1:] = pref[:-1] + miss * s_cum[1:n_tok]
-        stay_better = cost <= move
-        back[i] = np.where(stay_better, idx, np.concatenate([[0], pref_arg[:-1]]))
-        cost = node + np.where(stay_better, cost, move)
-    assert cost is not None
-    final = cost + miss * (s_cum[n_tok] - s_cum[1 : n_tok + 1])
-    j = int(np.argmin(final))
-    out = [0] * n_ev
-    for i in range(n_ev - 1, -1, -1):
-        out[i] = j
-        j = int(back[i, j])
-    return out
-
-
 def _loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: float) -> float:
     frame = max(1, sr // 100)
     n = max(1, len(x) // frame) * frame
@@ -461,68 +433,10 @@ def _loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: f
     return min(10 ** (target_rms_dbfs / 20) / active_rms, peak_limit / peak)
 
 
-def _token_spans(text: str, lang: Language | None) -> list[tuple[str, int, int]]:
-    """The tokens of ``text`` with their character spans: whitespace tokens, or ``lang.words``."""
-    if lang is None:
-        return [(m.group(), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
-    out: list[tuple[str, int, int]] = []
-    pos = 0
-    for tok in lang.words(text):
-        at = text.find(tok, pos)
-        if at < 0:
-            raise ValueError(f"{lang.code} token {tok!r} is not a substring of the text {text[:80]!r}")
-        out.append((tok, at, at + len(tok)))
-        pos = at + len(tok)
-    return out
-
-
-def _owners_by_span(spans: list[tuple[int, int]], positions: list[int]) -> list[int]:
-    """Map each WORD event (0-based character position) to the token whose span holds it.
-
-    For languages segmented by a Language (Mandarin), where espeak's positions are exact but its
-    dictionary words often cover two or three short tokens: ``_assign_events``'s DP would rather
-    shift every event by one character than leave a token without one. Monotone by construction.
-    """
-    starts = [a for a, _ in spans]
-    out: list[int] = []
-    for p in positions:
-        j = max(bisect.bisect_right(starts, p) - 1, 0)
-        if p >= spans[j][1] and j + 1 < len(spans):   # between tokens (skipped whitespace): the next one
-            j += 1
-        out.append(max(j, out[-1]) if out else j)
-    return out
-
-
-def _estimate_untimed(start: dict[int, int], tokens: list[tuple[str, int, int]], speakable: list[bool],
-                      loud: np.ndarray, n: int) -> None:
-    """Give speakable tokens without a WORD event a start inside the stretch that voices them.
-
-    A stretch runs from one timed token's start to the last loud sample before the next timed
-    token's start (or the end of the audio), so a pause at a comma is not shared out; the untimed
-    speakable tokens in it (espeak voiced them as part of one dictionary word) get starts spread
-    over it in proportion to their letters and characters, an estimate (espeak's syllables inside
-    one word are roughly even). Mutates ``start``.
-    """
-    timed = sorted(start)
-    for k, stop in zip(timed, timed[1:] + [len(tokens)]):
-        inside = [i for i in range(k, stop) if speakable[i]]
-        if len(inside) < 2:
-            continue
-        weights = [max(1, sum(c.isalnum() for c in tokens[i][0])) for i in inside]
-        t0, limit = start[k], start[stop] if stop < len(tokens) else n
-        hi = int(np.searchsorted(loud, limit)) - 1
-        t1 = int(loud[hi]) + 1 if hi >= 0 and loud[hi] >= t0 else limit
-        done = 0
-        for i, w in zip(inside, weights):
-            if i != k:
-                start[i] = t0 + round((t1 - t0) * done / sum(weights))
-            done += w
-
-
-def _postprocess(
-    text: str, native: _NativeResult, sr: int, target_rms_dbfs: float, peak_limit: float,
-    lang: Language | None = None,
-) -> Synthesis:
+def _postprocess(form: SpokenForm, native: _NativeResult, sr: int, target_rms_dbfs: float,
+                 peak_limit: float) -> Synthesis:
+    """Resample, level and trim espeak's audio; time the written tokens through ``form``."""
+    text = form.text
     x = native.samples.astype(np.float32) / 32768.0
     if sr != native.native_rate:
         x = soxr.resample(x, native.native_rate, sr, quality="HQ")
@@ -539,46 +453,15 @@ def _postprocess(
     n = len(y)
     loud = loud - first
 
-    tokens = _token_spans(text, lang)
-    spans = [(a, b) for _, a, b in tokens]
-    speakable = [any(c.isalnum() or c in _SPEAKABLE_SYMBOLS for c in tok) for tok, _, _ in tokens]
-    ev = native.word_events
-    positions = [max(0, p - 1) for p, _, _ in ev]
-    if not ev:
-        owner: list[int] = []
-    elif lang is None:
-        owner = _assign_events(spans, speakable, positions)
-    else:
-        owner = _owners_by_span(spans, positions)
+    def at(ms: int) -> int:
+        return min(max(round(ms * sr / 1000) - first, 0), n)
 
-    # start (in output samples) of each token that got at least one event: its first event
-    start: dict[int, int] = {}
-    for (_, _, ms), tok in zip(ev, owner):
-        s = min(max(round(ms * sr / 1000) - first, 0), n)
-        start.setdefault(tok, s)
-    if lang is not None:
-        _estimate_untimed(start, tokens, speakable, loud, n)
-    timed = sorted(start)
-    for a, b in zip(timed, timed[1:]):  # audio positions are monotone; guard anyway
-        start[b] = max(start[b], start[a])
-    end: dict[int, int] = {}
-    for k, tok in enumerate(timed):
-        s = start[tok]
-        limit = start[timed[k + 1]] if k + 1 < len(timed) else n
-        # last loud sample in [s, limit): word end reflects real energy, not the following pause
-        hi = np.searchsorted(loud, limit) - 1
-        end[tok] = int(loud[hi]) + 1 if hi >= 0 and loud[hi] >= s else s
-
-    words: list[WordTiming] = []
-    prev_end = 0
-    for j, (tok, _, _) in enumerate(tokens):
-        if j in start:
-            s, e = start[j], end[j]
-        else:  # not voiced by espeak: zero length at the boundary after the previous word
-            s = e = prev_end
-        words.append(WordTiming(tok, s / sr, e / sr))
-        prev_end = e
-    return Synthesis(audio=y, sample_rate=sr, words=tuple(words))
+    # phonemes carry their word's offset and start on the sound itself (a WORD event can come at
+    # the previous word's last phoneme: "in all" puts "all" on the n); WORD events if there are none
+    sounds = [(max(0, p - 1), at(ms)) for p, ms, name in native.phonemes if not is_pause(name)]
+    onsets = sounds or [(max(0, p - 1), at(ms)) for p, _, ms in native.word_events]
+    phones = [t for _, t in sounds]
+    return Synthesis(audio=y, sample_rate=sr, words=word_timings(form, onsets, loud, n, sr, phones))
 
 
 def list_voices() -> list[str]:
