@@ -10,7 +10,7 @@ from generators import voices as vx
 from generators.harness import HarnessState
 from generators.timing import control, sampling
 from schemas.language import ENGLISH, Language
-from schemas.config import Dist, HarnessConfig, Range, TimingConfig
+from schemas.config import Dist, HarnessConfig, Range, TimingConfig, VoicesConfig
 from schemas.script import ScriptTurn, VoiceSpec
 from schemas.vocab import Role, TurnAttr
 
@@ -50,12 +50,8 @@ class Planner:
 
     @classmethod
     def create(cls, rng: np.random.Generator, timing: TimingConfig, harness: HarnessConfig | None = None,
-               lang: Language = ENGLISH) -> "Planner":
-        pools = vx.pools_for(lang.code)   # the voice decides how the TTS tokenises the text
-        asst = vx.draw_voice(rng, pools.assistant)
-        user = vx.draw_voice(rng, pools.people, exclude=(asst,))
-        other = vx.draw_voice(rng, pools.people, exclude=(asst, user))
-        bg = vx.draw_voice(rng, pools.people, exclude=(asst, user, other))
+               lang: Language = ENGLISH, voices: VoicesConfig | None = None) -> "Planner":
+        asst, user, other, bg = vx.draw_cast(rng, lang.code, voices)
         return cls(rng=rng, timing=timing, cast=Cast(user=user, assistant=asst, other=other, background=bg),
                    harness=harness or HarnessConfig(), lang=lang)
 

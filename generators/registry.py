@@ -12,7 +12,7 @@ from generators.scenarios import (conversation, delegation, interruption, overla
                                   turn_taking)
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
-from schemas.config import SCENARIOS, HarnessConfig, RunConfig, Scenario, TimingConfig
+from schemas.config import SCENARIOS, HarnessConfig, RunConfig, Scenario, TimingConfig, VoicesConfig
 from schemas.script import Script
 
 # Scenario family (schemas/config.py SCENARIOS names them) -> its planner: the one place a family
@@ -80,12 +80,12 @@ def scenario_weights(cfg: RunConfig, language: str) -> dict[str, float]:
 
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
-                harness: HarnessConfig | None = None) -> Script:
+                harness: HarnessConfig | None = None, voices: VoicesConfig | None = None) -> Script:
     """Draw one trajectory's script. Every draw comes from `seed` alone."""
     if scenario not in PLANNERS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {[s.value for s in PLANNERS]}")
     rng = np.random.default_rng(seed)
-    p = Planner.create(rng, timing, harness, lang=language_of(language))
+    p = Planner.create(rng, timing, harness, lang=language_of(language), voices=voices)
     domain, turns = PLANNERS[scenario](p)
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
@@ -94,7 +94,8 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
 def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | None = None) -> Script:
     """`plan_script` with the timing, language and harness of a run config: what jobs render.
     `language` is the trajectory's (`language_for`); None: the run's own `language`."""
-    return plan_script(scenario, seed, cfg.timing, cfg.language if language is None else language, cfg.harness)
+    return plan_script(scenario, seed, cfg.timing, cfg.language if language is None else language, cfg.harness,
+                       cfg.voices)
 
 
 def trajectory_seed(run_seed: int, index: int) -> int:

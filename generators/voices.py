@@ -1,4 +1,8 @@
-"""Voice pools for the espeak-ng backend, per language. Draws come from the trajectory's RNG.
+"""Voice pools per language, and the draws of a trajectory's cast. Draws come from the trajectory's RNG.
+
+The voices themselves are data in the voice bank (generators/voice_bank.yaml, generators/voice_bank.py);
+the default pools are its voices with a `default_role`, and a run's `voices` config
+(schemas/config.py VoicesConfig) can fix the assistant's voice and weight the people's.
 
 Each language has one consistent assistant persona family and a wider pool for users and
 bystanders, with no voice name in both, so the assistant never sounds like the person it talks
@@ -11,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from generators import voice_bank as vb
+from schemas.config import VoicesConfig
 from schemas.script import VoiceSpec
 
 
@@ -22,44 +28,16 @@ class VoicePools:
     people: tuple[VoiceSpec, ...]
 
 
-ASSISTANT_VOICES: tuple[VoiceSpec, ...] = (
-    VoiceSpec(name="en-us+f3", rate=175, pitch=55),
-    VoiceSpec(name="en-us+f2", rate=170, pitch=60),
-    VoiceSpec(name="en-gb+f4", rate=165, pitch=50),
-)
-PEOPLE_VOICES: tuple[VoiceSpec, ...] = (
-    VoiceSpec(name="en-us", rate=165, pitch=45),
-    VoiceSpec(name="en-us+m3", rate=180, pitch=40),
-    VoiceSpec(name="en-gb", rate=160, pitch=50),
-    VoiceSpec(name="en-gb+m2", rate=175, pitch=35),
-    VoiceSpec(name="en-us+f4", rate=185, pitch=65),
-    VoiceSpec(name="en-gb+f3", rate=170, pitch=70),
-    VoiceSpec(name="en+m4", rate=155, pitch=45),
-    VoiceSpec(name="en+f5", rate=175, pitch=55),
-)
+def _specs(code: str, role: vb.Role) -> tuple[VoiceSpec, ...]:
+    return tuple(VoiceSpec(name=v.id, rate=v.rate, pitch=v.pitch) for v in vb.default_pool(code, role))
 
-# Mandarin: espeak-ng's `cmn` voice with variants. espeak counts a Chinese character as a word for
-# its rate, so these rates are about 3-4 syllables a second, an everyday speaking pace.
-ASSISTANT_VOICES_ZH: tuple[VoiceSpec, ...] = (
-    VoiceSpec(name="cmn+f3", rate=175, pitch=55),
-    VoiceSpec(name="cmn+f2", rate=170, pitch=60),
-    VoiceSpec(name="cmn+f4", rate=165, pitch=50),
-)
-PEOPLE_VOICES_ZH: tuple[VoiceSpec, ...] = (
-    VoiceSpec(name="cmn", rate=165, pitch=45),
-    VoiceSpec(name="cmn+m3", rate=180, pitch=40),
-    VoiceSpec(name="cmn+m1", rate=160, pitch=50),
-    VoiceSpec(name="cmn+m2", rate=175, pitch=35),
-    VoiceSpec(name="cmn+f1", rate=185, pitch=65),
-    VoiceSpec(name="cmn+f5", rate=170, pitch=70),
-    VoiceSpec(name="cmn+m4", rate=155, pitch=45),
-    VoiceSpec(name="cmn+m7", rate=175, pitch=55),
-)
 
+# The default pools of each language: the voice bank's voices with that `default_role`, in bank order.
 VOICE_POOLS: dict[str, VoicePools] = {
-    "en": VoicePools(assistant=ASSISTANT_VOICES, people=PEOPLE_VOICES),
-    "zh": VoicePools(assistant=ASSISTANT_VOICES_ZH, people=PEOPLE_VOICES_ZH),
+    code: VoicePools(assistant=_specs(code, "assistant"), people=_specs(code, "people")) for code in ("en", "zh")
 }
+ASSISTANT_VOICES, PEOPLE_VOICES = VOICE_POOLS["en"].assistant, VOICE_POOLS["en"].people
+ASSISTANT_VOICES_ZH, PEOPLE_VOICES_ZH = VOICE_POOLS["zh"].assistant, VOICE_POOLS["zh"].people
 
 
 def pools_for(code: str) -> VoicePools:
@@ -79,3 +57,44 @@ def draw_voice(rng: np.random.Generator, pool: tuple[VoiceSpec, ...], exclude: t
         "rate": int(np.clip(base.rate + rng.integers(-15, 16), 120, 230)),
         "pitch": int(np.clip(base.pitch + rng.integers(-8, 9), 0, 99)),
     })
+
+
+def draw_weighted(rng: np.random.Generator, weights: dict[VoiceSpec, float], exclude: tuple[VoiceSpec, ...] = ()) -> VoiceSpec:
+    """A voice by weight with the same prosody jitter as `draw_voice`, avoiding `exclude` names."""
+    names = {v.name for v in exclude}
+    choices = [v for v in weights if v.name not in names] or list(weights)
+    w = np.array([weights[v] for v in choices], dtype=np.float64)
+    base = choices[int(rng.choice(len(choices), p=w / w.sum()))]
+    return base.model_copy(update={
+        "rate": int(np.clip(base.rate + rng.integers(-15, 16), 120, 230)),
+        "pitch": int(np.clip(base.pitch + rng.integers(-8, 9), 0, 99)),
+    })
+
+
+def draw_cast(rng: np.random.Generator, code: str, cfg: VoicesConfig | None = None) -> tuple[VoiceSpec, ...]:
+    """(assistant, user, other, background) of one trajectory in language `code`.
+
+    With the default config these are exactly the draws made before the voice bank (same RNG
+    calls, same bytes). A configured assistant voice is the dataset's one voice, unjittered; named
+    people voices of this language are drawn by weight, each person a different voice while there
+    are enough.
+    """
+    cfg = cfg or VoicesConfig()
+    pools = pools_for(code)   # the voice decides how the TTS tokenises the text
+    known = vb.by_id(cfg) if cfg != VoicesConfig() else {}
+    fixed = known.get(cfg.assistant) if cfg.assistant else None
+    if fixed is not None and fixed.language == code:
+        asst = VoiceSpec(name=fixed.id, rate=fixed.rate, pitch=fixed.pitch)
+    else:
+        asst = draw_voice(rng, pools.assistant)
+    named = {VoiceSpec(name=v.id, rate=v.rate, pitch=v.pitch): float(w) for i, w in (cfg.people or {}).items()
+             if w > 0 and (v := known.get(i)) is not None and v.language == code}
+    if not named:
+        user = draw_voice(rng, pools.people, exclude=(asst,))
+        other = draw_voice(rng, pools.people, exclude=(asst, user))
+        bg = draw_voice(rng, pools.people, exclude=(asst, user, other))
+    else:
+        user = draw_weighted(rng, named, exclude=(asst,))
+        other = draw_weighted(rng, named, exclude=(asst, user))
+        bg = draw_weighted(rng, named, exclude=(asst, user, other))
+    return asst, user, other, bg

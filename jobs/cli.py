@@ -20,6 +20,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "model.train_cmd",     # train, eval-decisions
     "jobs.stats_cmd",      # stats
     "jobs.fit_timing_cmd",  # fit-timing
+    "jobs.voices_cmd",     # voices
 )
 
 

@@ -95,8 +95,8 @@ class ShardSummary:
 
 
 def load_tts(cfg: RunConfig) -> Any:
-    from pipeline.tts.espeak import EspeakBackend
-    return EspeakBackend()
+    from pipeline.tts import tts_for_voices
+    return tts_for_voices(cfg.voices)   # espeak-ng, or a router when the voices name other engines
 
 
 def load_tokenizer(cfg: RunConfig) -> Any | None:
@@ -172,6 +172,8 @@ def preflight(cfg: RunConfig) -> list[str]:
             check_onnx_model(cfg.speech_tokenizer.onnx_path)
         except TokenizerModelError as err:
             raise ConfigError(f"speech_tokenizer.onnx_path: {err}") from None
+    from generators.voice_bank import check_config as check_voices
+    check_voices(cfg)
     return check_languages(cfg)
 
 

@@ -62,7 +62,8 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),
         "domain": script.domain,
-        "voices": sorted({json.dumps(t.voice.model_dump(), sort_keys=True) for t in script.turns}),
+        "voices": sorted({json.dumps(v.model_dump(), sort_keys=True)   # every speaker, overlays' included
+                          for t in script.turns for v in (t.voice, *(o.voice for o in t.overlays))}),
         META_KEY: tl.spec.model_copy(update={"mic": scene}).model_dump(mode="json"),
         "timing": {"num_units": tl.num_units, **tl.stats},
         "speech_tokenizer": tokenizer.identity() if tokenizer is not None else None,

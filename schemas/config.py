@@ -437,6 +437,38 @@ class TTSConfig(_Strict):
     backend: Literal["espeak"] = "espeak"
 
 
+class VoicesConfig(_Strict):
+    """Which voices of the voice bank (generators/voice_bank.yaml; `duplexsynth voices`) speak a run.
+
+    Ids are `VoiceSpec.name`s of the bank. `assistant`: the one voice the assistant keeps for the
+    whole dataset in the languages it speaks (a deployed assistant has one voice); None draws it per
+    trajectory from the language's default assistant voices. `people`: {id: weight} for users, the
+    people they talk to and background talkers, drawn from each trajectory's own seed; a language
+    none of whose voices is named keeps its default pool. `piper_dirs`: folders of Piper voices
+    (`<name>.onnx` + `<name>.onnx.json`), which join the bank as `piper:<name>` (`#<speaker>` for
+    multi-speaker models). The default (all unset) is the bank's default pools, as before the bank.
+    """
+
+    assistant: str | None = None
+    people: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] | None = None
+    piper_dirs: list[Path] = Field(default_factory=list)
+
+    @field_validator("people")
+    @classmethod
+    def _some_weight(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is not None and not any(w > 0 for w in v.values()):
+            raise ValueError("at least one voice needs a positive weight")
+        return v
+
+    @field_validator("piper_dirs")
+    @classmethod
+    def _dirs_exist(cls, v: list[Path]) -> list[Path]:
+        missing = [str(d) for d in v if not Path(d).is_dir()]
+        if missing:
+            raise ValueError(f"folder(s) not found: {', '.join(missing)}")
+        return v
+
+
 class SpeechTokenizerConfig(_Strict):
     """Path to an official S3 tokenizer ONNX file (speech_tokenizer_v2.onnx / v3). None: no tokens."""
 
@@ -470,6 +502,7 @@ class RunConfig(_Strict):
     timing: TimingConfig = TimingConfig()
     acoustics: AcousticsConfig = AcousticsConfig()
     tts: TTSConfig = TTSConfig()
+    voices: VoicesConfig = VoicesConfig()
     harness: HarnessConfig = HarnessConfig()
     speech_tokenizer: SpeechTokenizerConfig = SpeechTokenizerConfig()
     flac_compression: Int = Field(5, ge=0, le=8)
@@ -507,8 +540,11 @@ class RunConfig(_Strict):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Only the language field in use: a run without a mix dumps (and hashes) as before `languages`
-        existed, and a dumped mix loads again (both fields together are refused)."""
+        existed, and a dumped mix loads again (both fields together are refused). Default `voices`
+        are left out the same way."""
         out: dict[str, Any] = handler(self)
+        if self.voices == VoicesConfig():   # the default voices dump (and hash) as before the voice bank
+            out.pop("voices", None)
         if self.languages is None:
             out.pop("languages", None)
         else:

@@ -1,0 +1,156 @@
+"""The voice bank: every voice a run may speak with, across TTS engines (DESIGN §6).
+
+The voices are data (``generators/voice_bank.yaml``), validated here on load; a run config adds
+folders of Piper voices (``voices.piper_dirs``), read from each model's own ``.onnx.json``. A voice's
+``id`` is the ``VoiceSpec.name`` a script carries, and that name says which engine speaks it:
+espeak-ng names are bare (``"en-us+f3"``, as they always were), every other engine's are
+``"<engine>:<voice>"`` (``"piper:en_US-joe-medium"``, ``"piper:en_US-libritts-high#12"`` for
+speaker 12 of a multi-speaker model). ``engine_of`` is the one place that rule is read.
+"""
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from schemas.config import SUPPORTED_LANGUAGES, ConfigError, RunConfig, VoicesConfig
+
+BANK_FILE = Path(__file__).with_name("voice_bank.yaml")
+ESPEAK = "espeak-ng"
+PIPER = "piper"
+ENGINES: tuple[str, ...] = (ESPEAK, PIPER)
+Role = Literal["assistant", "people"]
+
+
+class BankVoice(BaseModel):
+    """One voice of the bank: who it is and what its audio and licence are."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)      # the VoiceSpec.name; engine_of(id) == engine
+    engine: Literal["espeak-ng", "piper"]
+    language: str                      # a code of SUPPORTED_LANGUAGES
+    gender: Literal["female", "male", "unknown"]
+    licence: str                       # SPDX id where there is one
+    sample_rate: int = Field(gt=0)     # the engine's native rate (rows are resampled to the run's)
+    default_role: Role | None = None   # in its language's default pool for that role; None: by config only
+    rate: int = Field(170, ge=80, le=450)   # base speaking rate, words per minute
+    pitch: int = Field(50, ge=0, le=99)     # base pitch (espeak-ng only)
+    source: str = ""                   # where its model comes from: a wheel, or a folder
+
+    @property
+    def natural(self) -> bool:
+        """A recorded-speech (neural) voice rather than espeak-ng formant synthesis."""
+        return self.engine != ESPEAK
+
+
+def engine_of(name: str) -> str:
+    """The engine that speaks the voice named `name`: the part before ':' ("piper"), else espeak-ng."""
+    engine, sep, _ = name.partition(":")
+    return engine if sep else ESPEAK
+
+
+def piper_voice_of(name: str) -> tuple[str, int | None]:
+    """(model name, speaker id or None) of a Piper voice name "piper:<model>[#<speaker>]"."""
+    _, _, rest = name.partition(":")
+    model, sep, speaker = rest.partition("#")
+    return model, (int(speaker) if sep else None)
+
+
+@functools.cache
+def _builtin() -> tuple[BankVoice, ...]:
+    data = yaml.safe_load(BANK_FILE.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("voices"), list):
+        raise ValueError(f"{BANK_FILE}: expected a mapping with version: 1 and a list of voices")
+    try:
+        voices = tuple(BankVoice.model_validate(v) for v in data["voices"])
+    except ValidationError as err:
+        raise ValueError(f"{BANK_FILE}: {err}") from None
+    _lint(voices, str(BANK_FILE))
+    return voices
+
+
+def _lint(voices: Iterable[BankVoice], where: str) -> None:
+    seen: set[str] = set()
+    for v in voices:
+        if v.id in seen:
+            raise ValueError(f"{where}: voice {v.id!r} is listed twice")
+        seen.add(v.id)
+        if engine_of(v.id) != v.engine:
+            raise ValueError(f"{where}: voice {v.id!r} names engine {engine_of(v.id)!r} but says engine {v.engine!r}")
+        if v.language not in SUPPORTED_LANGUAGES:
+            raise ValueError(f"{where}: voice {v.id!r} has language {v.language!r}, not one of {list(SUPPORTED_LANGUAGES)}")
+
+
+def piper_folder_voices(folder: Path) -> tuple[BankVoice, ...]:
+    """The Piper voices of a folder: each ``<name>.onnx`` with its ``<name>.onnx.json`` config."""
+    return _folder_voices(str(Path(folder).resolve()))
+
+
+@functools.lru_cache(maxsize=32)   # read once per process: every trajectory's cast draw asks
+def _folder_voices(folder: str) -> tuple[BankVoice, ...]:
+    out: list[BankVoice] = []
+    for model in sorted(Path(folder).glob("*.onnx")):
+        cfg_path = model.with_name(model.name + ".json")
+        if not cfg_path.is_file():
+            continue
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+        code = str((cfg.get("language") or {}).get("family") or cfg.get("espeak", {}).get("voice", "")).split("-")[0].split("_")[0]
+        if code != "en":   # the Piper backend tokenises by whitespace (pipeline/tts/piper.py): English only for now
+            continue
+        common = dict(engine=PIPER, language=code, gender="unknown", licence="see model card",
+                      sample_rate=int(cfg["audio"]["sample_rate"]), source=str(folder))
+        speakers = int(cfg.get("num_speakers", 1))
+        if speakers > 1:
+            out += [BankVoice(id=f"piper:{model.stem}#{sid}", **common) for sid in range(speakers)]
+        else:
+            out.append(BankVoice(id=f"piper:{model.stem}", **common))
+    return tuple(out)
+
+
+def bank(cfg: VoicesConfig | None = None) -> tuple[BankVoice, ...]:
+    """The bank a run sees: the built-in voices, then those of its Piper folders (first listing wins)."""
+    voices = list(_builtin())
+    ids = {v.id for v in voices}
+    for folder in (cfg.piper_dirs if cfg is not None else ()):
+        for v in piper_folder_voices(folder):
+            if v.id not in ids:
+                voices.append(v)
+                ids.add(v.id)
+    return tuple(voices)
+
+
+def by_id(cfg: VoicesConfig | None = None) -> dict[str, BankVoice]:
+    return {v.id: v for v in bank(cfg)}
+
+
+def default_pool(code: str, role: Role) -> tuple[BankVoice, ...]:
+    """The language's default voices for a role, in bank order (generators/voices.py draws by index)."""
+    return tuple(v for v in _builtin() if v.language == code and v.default_role == role)
+
+
+def engines_used(cfg: VoicesConfig) -> set[str]:
+    """The engines a run's voices config can draw, beyond the default pools (espeak-ng)."""
+    named = ([cfg.assistant] if cfg.assistant else []) + [k for k, w in (cfg.people or {}).items() if w > 0]
+    return {ESPEAK} | {engine_of(n) for n in named}
+
+
+def check_config(cfg: RunConfig) -> None:
+    """Refuse a voices config naming a voice the bank lacks or one no language of the run speaks."""
+    v = cfg.voices
+    known = by_id(v)
+    langs = set(cfg.language_weights())
+    named = ([("voices.assistant", v.assistant)] if v.assistant else []) + [("voices.people", k) for k in v.people or {}]
+    for field, name in named:
+        if name not in known:
+            close = sorted(i for i in known if engine_of(i) == engine_of(name))[:8]
+            raise ConfigError(f"{field}: no voice {name!r} in the voice bank (`duplexsynth voices` lists it; "
+                              f"{engine_of(name)} voices: {', '.join(close) or 'none'})")
+        if known[name].language not in langs:
+            raise ConfigError(f"{field}: voice {name!r} speaks {known[name].language}, which this run "
+                              f"(languages {', '.join(sorted(langs))}) does not")
