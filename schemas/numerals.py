@@ -41,21 +41,25 @@ _UNIT = {"十": 10, "百": 100, "千": 1000}
 _BIG = {"万": 10_000, "亿": 100_000_000}
 _NUMERAL = "零〇一二两三四五六七八九十百千万亿"
 _FRACTION = "零〇一二三四五六七八九"
+_COIN = _FRACTION + "两"     # a digit of 毛 or 分 (两毛, 两分)
 
 # Words that contain numeral characters but state no number ("a bit", "together", "sandwich", "very"),
 # and numerals that name a weekday or an order rather than a quantity: blanked before reading.
 _NOT_NUMBERS = re.compile(
     "|".join([
         "一下子", "一下", "一点儿", "一点点", "有点", "一些", "一起", "一定", "一样", "一直", "一般", "一会儿",
-        "一边", "一切", "一共", "一旦", "一向", "万一", "统一", "唯一", "三明治", "一路", "千万", "百分百",
-        "(?<![零〇一二两三四五六七八九])十分(?!钟)", "零下", "一半", "一模一样", "一口气", "一大早", "一早", "一阵", "一时", "一方面", "一眼", "一遍",
+        "一边", "一切", "一共", "一旦", "一向", rf"(?<![{_NUMERAL}])万一", "统一", "唯一", "三明治", "一路", rf"(?<![{_NUMERAL}])千万", "百分百",
+        "(?<![零〇一二两三四五六七八九点])十分(?!钟)", "零下", "一半", "一模一样", "一口气", "一大早", "一早", "一阵", "一时", "一方面", "一眼", "一遍",
         "一趟", "一声", "一丁点", "乱七八糟", "七上八下", "一整天", "整整一",
         rf"(?:周|星期|礼拜|第)[{_NUMERAL}]+",
     ]))
 _PERCENT = re.compile(rf"百分之([{_NUMERAL}]+(?:点[{_FRACTION}]+)?)")
-# money: 十二块五毛, 十二块五, 三块零五分, 五毛, 五毛钱
-_YUAN = re.compile(rf"([{_NUMERAL}]+)块(?:([{_FRACTION}])毛?(?:([{_FRACTION}])分)?)?")
-_MAO = re.compile(rf"([{_FRACTION}])毛(?:([{_FRACTION}])分?)?")
+# money: 十二块五毛, 十二块五, 三块零五分, 五毛, 五毛钱, 十二块五一斤; a bare digit after 块 is 毛 unless
+# it starts a count (一千四百六十三块四个人分, 三百块二十五个人: yuan, then people)
+_COUNTED = "个位名人期样张件杯斤瓶份本次天岁"
+_YUAN = re.compile(rf"([{_NUMERAL}]+)块(?:([{_COIN}])(?:毛|(?!(?:[{_NUMERAL}]*[十百千万][{_NUMERAL}]*)?[{_COUNTED}]))"
+                   rf"(?:([{_COIN}])分)?)?")
+_MAO = re.compile(rf"([{_COIN}])毛(?:([{_COIN}])分?)?")
 # a clock time: 三点一刻, 三点半, 三点三刻, 三点零五分, 三点四十分 (the hour, then the minutes)
 _CLOCK_ZH = re.compile(rf"([{_NUMERAL}]+)点(?:(一刻|三刻|半)|(零?[{_NUMERAL}]+)分)")
 # a number, with a decimal part read digit by digit (一点五); not a clock's 点 (点十五分, 点一刻)

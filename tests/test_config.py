@@ -325,9 +325,11 @@ def test_a_language_mix_is_weights_and_excludes_language(tmp_path, capsys):
     _config_error({"languages": {"en": 0.0, "zh": 0.0}}, "languages: ", "at least one language")
     f = _write(tmp_path / "c.yaml", "language: en\nlanguages: {zh: 1}\n")
     _refused(capsys, _generate(f, tmp_path / "d"), tmp_path / "d", "language and languages", "not both")
-    f = _write(tmp_path / "c2.yaml", "language: zh\nscenarios: {delegation_cancel: 1, pause: 1}\n")
+    # the zh bank has no web-search requests: a zh run with only that tool cannot make a delegation family
+    f = _write(tmp_path / "c2.yaml", "language: zh\nharness: {tools: {search: {}}}\n"
+                                     "scenarios: {delegation_cancel: 1, pause: 1}\n")
     _refused(capsys, _generate(f, tmp_path / "d2"), tmp_path / "d2", "scenarios: ", "delegation_cancel",
-             "language zh", "no delegated requests")
+             "language zh", "no delegated requests for the tools enabled (search)")
     # a run without a mix hashes as before `languages` existed
     assert "languages" not in RunConfig().model_dump()
 

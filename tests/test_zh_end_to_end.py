@@ -1,5 +1,6 @@
 """Mandarin end to end: `--language zh` and a mixed `languages:` run through the real CLI (planners,
-espeak `cmn` voices, composer, Parquet), validated; the refusals of families zh has no content for;
+espeak `cmn` voices, composer, Parquet), validated, every family (delegations included); the refusals
+of families a run's tools give zh no content for;
 zh babble; and English planning unchanged by the language axis.
 """
 from __future__ import annotations
@@ -45,17 +46,18 @@ def _generate(out: Path, *args: str) -> int:
 
 
 def test_families_zh_runs() -> None:
-    zh = set(families_for("zh"))
-    assert zh.isdisjoint(DELEGATION_FAMILIES)   # the zh bank has no delegated requests
-    assert {"turn_taking", "pause", "backchannel", "interruption_discard", "interruption_repair",
-            "interruption_park", "other_directed", "background_speech", "proactive_timer", "conversation"} == zh
-    assert set(families_for("en")) == set(RunConfig().scenarios) | {"conversation"}
+    assert set(families_for("zh")) == set(families_for("en")) == set(RunConfig().scenarios) | {"conversation"}
+    assert DELEGATION_FAMILIES <= set(families_for("zh"))
+    # web search has no zh content: with only that tool the delegation families are not for zh
+    assert set(families_for("zh", ("search",))).isdisjoint(DELEGATION_FAMILIES)
+    assert DELEGATION_FAMILIES <= set(families_for("en", ("search",)))
 
 
 def test_zh_run_through_the_cli_validates(tmp_path: Path) -> None:
     fams = families_for("zh")
     out = tmp_path / "zh"
-    assert _generate(out, "--language", "zh", "--num", "14", "--shard-size", "7", "--workers", "1",
+    # 21 rows: the first index at which the run's golden-ratio family sequence has drawn every family
+    assert _generate(out, "--language", "zh", "--num", "21", "--shard-size", "7", "--workers", "1",
                      "--scenario", *fams) == 0
     assert main(["validate", str(out)]) == 0
     rows = _rows(out, ["language", "scenario", "events", "words", "units", "script", "meta"])
@@ -80,22 +82,27 @@ def test_zh_run_through_the_cli_validates(tmp_path: Path) -> None:
     assert main(["stats", str(out)]) == 0
 
 
-def test_zh_default_mix_leaves_out_delegation_with_one_note() -> None:
-    notes = check_languages(load_config(None, {"language": "zh"}))
+def test_zh_default_mix_leaves_out_only_what_the_tools_give_no_content_for() -> None:
+    assert check_languages(load_config(None, {"language": "zh"})) == []   # every family, as English
+    assert check_languages(load_config(None, {})) == []
+    search_only = {"language": "zh", "harness": {"tools": {"search": {}}}}
+    notes = check_languages(load_config(None, search_only))
     assert len(notes) == 1
-    assert all(f in notes[0] for f in DELEGATION_FAMILIES) and "no delegated requests" in notes[0]
-    assert check_languages(load_config(None, {})) == []   # English leaves nothing out
+    assert all(f in notes[0] for f in DELEGATION_FAMILIES) and "tools enabled (search)" in notes[0]
 
 
 # ----------------------------------------------------------------------------- refusals
 
 
-def test_delegation_in_zh_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_delegation_in_zh_with_only_search_is_refused_in_one_line(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "d"
-    assert _generate(out, "--language", "zh", "--scenario", "delegation", "--num", "2") == 2
+    cfg = tmp_path / "search.yaml"
+    cfg.write_text("harness: {tools: {search: {}}}\n")
+    assert _generate(out, "--config", str(cfg), "--language", "zh", "--scenario", "delegation", "--num", "2") == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "delegation" in err and "zh" in err and "no delegated requests" in err and "turn_taking" in err
+    assert "delegation" in err and "zh" in err and "tools enabled (search)" in err and "turn_taking" in err
     assert not (out / "shards").exists()
 
 
@@ -130,7 +137,6 @@ def test_mixed_run_is_byte_identical_across_worker_counts(tmp_path: Path) -> Non
     assert main(["validate", str(two)]) == 0
     rows = _rows(two, ["language", "scenario"])
     assert {r["language"] for r in rows} == {"en", "zh"}
-    assert all(r["scenario"] not in DELEGATION_FAMILIES for r in rows if r["language"] == "zh")
     # the dumped config of a mix loads again (only `languages` is in it)
     assert "languages:" in (two / "config.yaml").read_text() and "\nlanguage:" not in (two / "config.yaml").read_text()
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..delegations import Result, value
+from ..delegations import Result
 from ..engine import Rng, Slots, money, number_words
 from ..loader import BankData
+from ..results import calculation_value
 from .delegation import say_money, say_number
 
 
@@ -37,7 +38,7 @@ def discount_price(s: Slots, data: BankData) -> Slots:
 def read_calculation(rng: Rng, res: Result, s: Slots, data: BankData, fact: str, say: str,
                      decimals: int = 2) -> dict[str, object]:
     """The calculator's value as ``fact``, said as ``money`` or as a ``number`` rounded to ``decimals``."""
-    v = value(res, r"= (-?\d+(?:\.\d+)?)$", "value")
+    v = calculation_value(res)
     if v is None:
         return {}
     return {fact: say_money(v) if say == "money" else say_number(v, decimals)}

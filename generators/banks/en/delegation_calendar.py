@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
-from ..delegations import Result, segments
+from ..delegations import Result
 from ..engine import Rng, Slots, number_words, spoken_time
 from ..loader import BankData
+from ..results import agenda_free, agenda_items, booking
 from .delegation import clock, say_time
 
 
@@ -16,21 +15,21 @@ def booking_time(s: Slots, data: BankData) -> Slots:
 
 
 def read_booking(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    m = re.match(r"Booked (.+?) on (\w+day)\b", res.text)
-    if not m:
+    found = booking(res)
+    if not found:
         return {}
-    out: dict[str, object] = {"b_title": m.group(1), "b_day": m.group(2)}
-    if at := re.search(r" at (\d\d:\d\d)\b", res.text):
-        out["b_time"] = say_time(rng, at.group(1))
-    if mins := re.search(r" for (\d+) minutes", res.text):
-        out["b_minutes"] = int(mins.group(1))
+    out: dict[str, object] = {"b_title": found["title"], "b_day": found["day"]}
+    if "clock" in found:
+        out["b_time"] = say_time(rng, str(found["clock"]))
+    if "minutes" in found:
+        out["b_minutes"] = found["minutes"]
     return out
 
 
 def read_agenda(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    if re.fullmatch(r"Nothing is booked on \w+day", res.text):
+    if agenda_free(res):
         return {"free": True}
-    items = [m.groups() for seg, _ in segments(res) if (m := re.fullmatch(r"(.+) at (\d\d:\d\d)", seg))]
+    items = agenda_items(res)
     if not items:
         return {}
     spoken = [f"{t} at {say_time(rng, c)}" for t, c in items]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from ..delegations import Result, value
+from ..delegations import Result
 from ..engine import Rng, Slots, number_words, pick, spoken_time
 from ..loader import BankData
+from ..results import clock_after, day_count, result_date, result_weekday
 from .delegation import YEAR, capitalised, clock, draw_date, say_date, say_time
 
 
@@ -16,7 +17,7 @@ def roast_times(s: Slots, data: BankData) -> Slots:
 
 
 def read_clock_time(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    t = value(res, r"is (\d\d:\d\d)$", "time", str)
+    t = clock_after(res)
     return {} if t is None else {"done_t": say_time(rng, t)}
 
 
@@ -38,7 +39,7 @@ def trip_dates(s: Slots, data: BankData) -> Slots:
 
 
 def read_nights(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    n = value(res, r"is (-?\d+) days$", "days", int)
+    n = day_count(res)
     return {} if n is None else {"nights": n, "nights_w": number_words(n)}
 
 
@@ -53,8 +54,11 @@ def start_date(s: Slots, data: BankData) -> Slots:
 
 
 def read_date(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    v = value(res, r"is ((?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \w+ \d+, \d{4})$", "spoken", str)
-    return {} if v is None else {"weekday": v.split(", ")[0], "date_s": v.split(", ")[1]}
+    found = result_date(res)
+    if found is None:
+        return {}
+    weekday, d = found
+    return {"weekday": weekday, "date_s": f"{d:%B} {d.day}"}   # as the result spells it: "April 2"
 
 
 def date_this_or_next_year(rng: Rng, slots: Slots, data: BankData) -> dt.date:
@@ -73,7 +77,7 @@ def weekday_date(s: Slots, data: BankData) -> Slots:
 
 
 def read_weekday(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    w = value(res, r"is an? (\w+day)$", "weekday", str)
+    w = result_weekday(res)
     return {} if w is None else {"weekday": w}
 
 

@@ -7,6 +7,7 @@ import re
 from ..delegations import Result, segments
 from ..engine import Rng, Slots
 from ..loader import BankData
+from ..results import first_value, measure
 from .delegation import capitalised, say_time
 
 
@@ -85,14 +86,13 @@ def read_bins(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, obje
 
 def read_first_value(rng: Rng, res: Result, s: Slots, data: BankData, fact: str) -> dict[str, object]:
     """The whole first segment of the answer as ``fact`` ("Lisbon")."""
-    segs = segments(res)
-    return {fact: segs[0][0]} if segs and segs[0][1] else {}
+    v = first_value(res)
+    return {} if v is None else {fact: v}
 
 
 def read_height(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
-    segs = segments(res)
-    m = re.fullmatch(r"([\d,]+) meters", segs[0][0]) if segs else None
-    return {"height": m.group(1)} if m else {}
+    found = measure(res)
+    return {"height": found[1]} if found and not found[0] and found[2] == "meters" else {}
 
 
 FUNCTIONS = (flight_city, mountain_name, read_flight, read_package, read_outage, read_bins, read_first_value, read_height)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ..delegations import Result, value
+from ..delegations import Result
 from ..engine import Rng, Slots
 from ..loader import BankData
+from ..results import conversion_value
 from .delegation import capitalised, say_number
 
 
@@ -35,7 +36,7 @@ def fever_who(s: Slots, data: BankData) -> Slots:
 
 def read_conversion(rng: Rng, res: Result, s: Slots, data: BankData, decimals: int | None = None) -> dict[str, object]:
     """The converted value, rounded to ``decimals`` (default: the conversion row's own)."""
-    v = value(res, r"= (-?\d+(?:\.\d+)?) [a-z ]+$", "value")
+    v = conversion_value(res)
     if v is None:
         return {}
     return {"y": say_number(v, int(s["conversion"].dec) if decimals is None else decimals)}  # type: ignore[attr-defined]

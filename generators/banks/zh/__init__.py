@@ -9,12 +9,15 @@ harness clock time ("18:30") the Mandarin way (晚上六点半) and ``SAY_DAY`` 
 
 from __future__ import annotations
 
+from . import delegation_calendar, delegation_datetime, delegation_lookup
+from . import delegation_calculator, delegation_unit_convert
 from . import chatter, cooking, delegation_weather, health, numbers, restaurants, shopping, travel, weather
 
 FUNCTIONS = (
     weather.FUNCTIONS + travel.FUNCTIONS + cooking.FUNCTIONS + restaurants.FUNCTIONS + shopping.FUNCTIONS
     + health.FUNCTIONS + chatter.FUNCTIONS
-    + delegation_weather.FUNCTIONS
+    + delegation_weather.FUNCTIONS + delegation_calculator.FUNCTIONS + delegation_unit_convert.FUNCTIONS
+    + delegation_datetime.FUNCTIONS + delegation_lookup.FUNCTIONS + delegation_calendar.FUNCTIONS
 )
 
 LISTS: dict[str, tuple[str, ...]] = {}

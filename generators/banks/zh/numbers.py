@@ -6,7 +6,7 @@ Every zh derive function spells its numbers here, so one convention holds across
   (两个人, 两杯); 二 everywhere else (二十, 十二, 一千二百, 第二).
 * 十 at the very start (十二, 十万), 一十 inside a number (一百一十, 三千零一十).
 * 零 once for each run of missing places (一千零五, 一万零五百, 一百零五).
-* Money in the spoken register: 块 / 毛 / 分 (三百五十块, 十二块五毛, 三块零五分).
+* Money in the spoken register: 块 / 毛 / 分 (三百五十块, 十二块五毛, 三块零五分, 两毛).
 * Clock times with the part of the day (下午三点一刻, 早上八点半); 两点, never 二点.
 """
 
@@ -85,11 +85,11 @@ def money(amount: int | Decimal) -> str:
     mao, fen = divmod(fen_rest, 10)
     out = count(yuan, "块") if yuan else ""
     if mao:
-        out += _DIGITS[mao] + "毛"
+        out += ("两" if mao == 2 else _DIGITS[mao]) + "毛"   # 两毛, as people say it
     elif fen and yuan:
         out += "零"
     if fen:
-        out += _DIGITS[fen] + "分"
+        out += ("两" if fen == 2 else _DIGITS[fen]) + "分"
     return out or "零块"
 
 
