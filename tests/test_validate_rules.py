@@ -208,8 +208,8 @@ def m_rule8(g):
     t = find_truncated_turn(row)
     tr = attrs(t)["truncated"][0]
     word = [w for w in row.words if w.event_id == t.id][tr["index"]]
-    assert tr["planned_end_s"] > attrs(t)["cut_s"] >= word.end_s
-    word.end_s = tr["planned_end_s"]           # the cut word keeps its uncut end
+    assert attrs(t)["cut_s"] >= word.end_s
+    word.end_s = max(tr["planned_end_s"], attrs(t)["cut_s"] + 0.05)   # the cut word runs on past the cut
     return row, {"rule8_word_timings_true"}
 
 
