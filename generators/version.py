@@ -4,6 +4,8 @@ Bump it when rows change format or content for the same config and seed: a resum
 shards another version made instead of mixing the two (jobs/shards.check_shard).
 0.2.0: meta["timeline"] (schemas/timeline.py) replaces meta["acoustics"]; text banks are data, with
 the truth fixes of issue #12 (relays, continuations by sentence element, the lint); zh exists.
+0.3.0: engines say the spoken form and words are timed through it (issue #18: audio and timings
+change); every delegation family in zh; meta.voices lists overlay speakers; 两毛 in zh money.
 """
 
-GENERATOR_VERSION = "0.2.0"
+GENERATOR_VERSION = "0.3.0"
