@@ -4,30 +4,107 @@ The folder is first checked as a whole by jobs/dataset_reader.check_dataset (man
 every listed path inside DIR, every shard and failure table present with its sha256, its columns
 and its row count, rows + failed adding up to the config's `num`); then every row of every shard
 that passed is checked against DESIGN §5. A dataset with no rows never passes.
+
+Checking a row re-composes and re-renders it (rule 4, meta.timeline), so shards are checked in
+`--workers` processes, one shard per task. Each worker hands back what it found per row, in row
+order, and the driver alone numbers rows and finds duplicate ids, so the report and the exit code
+are the same for any worker count. A spawned worker first imports the whole pipeline (about what
+checking a few rows costs), so by default a small dataset is checked in this process.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
-import pyarrow as pa
-import pyarrow.parquet as pq
+ROWS_PER_WORKER = 8   # default: a worker only for every 8 rows, so its start-up is repaid
+
+
+class Finding(NamedTuple):
+    rule: str
+    line: str
+
+
+class RowReport(NamedTuple):
+    """What one shard entry yields: a readable row (row_id set) or a problem that is not a row (None)."""
+    row_id: str | None
+    findings: list[Finding]
+
+
+def _workers(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check every timeline and schema invariant of a dataset")
     p.add_argument("dir", help="dataset folder (holds manifest.json)")
     p.add_argument("--max-report", type=int, default=30, help="violations to print in full")
+    p.add_argument("--workers", type=_workers, default=None,
+                   help="processes checking shards in parallel, one shard at a time each (default: "
+                        f"min(usable CPU cores, shards, rows/{ROWS_PER_WORKER}), at least 1); the report "
+                        "is the same for any number")
     p.set_defaults(func=run)
 
 
-def validate_dataset(root: Path) -> tuple[int, list[str], Counter]:
-    """(rows checked, violation lines, violations per rule). Verifies shard and failure-table hashes too."""
-    from jobs.dataset_reader import MANIFEST_NAME, DatasetError, check_dataset
+def default_workers(shards: int, rows: int) -> int:
+    """min(usable cores, shards, rows / ROWS_PER_WORKER), at least 1."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, shards, rows // ROWS_PER_WORKER))
+
+
+def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
+    """Every row of one shard against DESIGN §5, in row order (a worker's task: it reads the shard itself)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     from pipeline.validate import validate_row
     from schemas.arrow import TRAJECTORY_SCHEMA, row_from_dict
+
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError, ValueError) as err:
+        first = (str(err).splitlines() or [""])[0]
+        return [RowReport(None, [Finding("parquet", f"{path}: not readable as a Parquet trajectory shard "
+                                                    f"({type(err).__name__}: {first})")])]
+    if not table.schema.equals(TRAJECTORY_SCHEMA, check_metadata=False):
+        return [RowReport(None, [Finding("schema", f"{path}: schema differs from the trajectory schema")])]
+    out: list[RowReport] = []
+    for k, d in enumerate(table.to_pylist()):
+        try:
+            row = row_from_dict(d)
+        except ValueError as err:      # pydantic ValidationError is a ValueError
+            out.append(RowReport(None, [Finding("schema", f"{path} row {k}: not a valid trajectory row "
+                                                          f"({(str(err).splitlines() or [''])[0]})")]))
+            continue
+        viols = validate_row(row, expect_tokens=expect_tokens, recompose=True)   # rule 4 re-composes
+        out.append(RowReport(row.id, [Finding(v.rule, str(v)) for v in viols]))
+    return out
+
+
+def _check_shards(paths: list[str], expect_tokens: bool, workers: int) -> list[list[RowReport]]:
+    """check_shard of each path, in the order given; in `workers` spawned processes when more than one."""
+    if workers <= 1 or len(paths) <= 1:
+        return [check_shard(p, expect_tokens) for p in paths]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: the caller may hold threads (Ray, a test runner) that a fork would copy
+    with ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=mp.get_context("spawn")) as ex:
+        return list(ex.map(check_shard, paths, [expect_tokens] * len(paths)))
+
+
+def validate_dataset(root: Path, workers: int | None = None) -> tuple[int, list[str], Counter]:
+    """(rows checked, violation lines, violations per rule). Verifies shard and failure-table hashes too.
+
+    workers: processes checking shards (None: default_workers); the result does not depend on it.
+    """
+    from jobs.dataset_reader import MANIFEST_NAME, DatasetError, check_dataset
 
     root = Path(root)
     try:
@@ -45,36 +122,21 @@ def validate_dataset(root: Path) -> tuple[int, list[str], Counter]:
                      "planned trajectory is there")
         per_rule["manifest"] += 1
     expect_tokens = manifest.get("speech_tokenizer") is not None
+    paths = [str(p) for p in check.shards]
+    n = default_workers(len(paths), check.rows) if workers is None else workers
     rows = 0
     seen: set[str] = set()
-    for path in check.shards:
-        try:
-            table = pq.read_table(path)
-        except (pa.ArrowException, OSError, ValueError) as err:
-            first = (str(err).splitlines() or [""])[0]
-            lines.append(f"{path}: not readable as a Parquet trajectory shard ({type(err).__name__}: {first})")
-            per_rule["parquet"] += 1
-            continue
-        if not table.schema.equals(TRAJECTORY_SCHEMA, check_metadata=False):
-            lines.append(f"{path}: schema differs from the trajectory schema")
-            per_rule["schema"] += 1
-            continue
-        for k, d in enumerate(table.to_pylist()):
-            try:
-                row = row_from_dict(d)
-            except ValueError as err:      # pydantic ValidationError is a ValueError
-                lines.append(f"{path} row {k}: not a valid trajectory row "
-                             f"({(str(err).splitlines() or [''])[0]})")
-                per_rule["schema"] += 1
-                continue
-            rows += 1
-            if row.id in seen:
-                lines.append(f"{row.id}: duplicate id")
-                per_rule["duplicate"] += 1
-            seen.add(row.id)
-            for viol in validate_row(row, expect_tokens=expect_tokens, recompose=True):   # rule 4 re-composes
-                lines.append(str(viol))
-                per_rule[viol.rule] += 1
+    for reports in _check_shards(paths, expect_tokens, n):
+        for report in reports:
+            if report.row_id is not None:
+                rows += 1
+                if report.row_id in seen:
+                    lines.append(f"{report.row_id}: duplicate id")
+                    per_rule["duplicate"] += 1
+                seen.add(report.row_id)
+            for f in report.findings:
+                lines.append(f.line)
+                per_rule[f.rule] += 1
     if rows == 0:
         lines.append(f"{root}: 0 rows: nothing to validate (a dataset must hold at least one trajectory)")
         per_rule["empty"] += 1
@@ -83,7 +145,7 @@ def validate_dataset(root: Path) -> tuple[int, list[str], Counter]:
 
 def run(args: argparse.Namespace) -> int:
     root = Path(args.dir)
-    rows, lines, per_rule = validate_dataset(root)
+    rows, lines, per_rule = validate_dataset(root, args.workers)
     for line in lines[: args.max_report]:
         print(line)
     if len(lines) > args.max_report:

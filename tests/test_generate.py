@@ -61,15 +61,26 @@ def test_byte_identical_across_worker_counts(two_runs):
         assert (out2 / s["path"]).read_bytes() == (out1 / s["path"]).read_bytes()
 
 
-def test_validate_passes_and_covers_every_family(two_runs):
+def test_validate_passes_and_covers_every_family(two_runs, tmp_path):
+    """The CLI (its default worker pool) and validate_dataset on one worker, at the same time: each
+    re-renders every row, and side by side they cost the time of one on 2 cores."""
     out2, _, _, _ = two_runs
-    rows, lines, _ = validate_dataset(out2)
+    logs = tmp_path / "validate.out", tmp_path / "validate.err"     # files, not pipes: nobody reads them meanwhile
+    with open(logs[0], "w") as out, open(logs[1], "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "jobs.cli", "validate", str(out2)], stdout=out, stderr=err)
+    try:
+        rows, lines, _ = validate_dataset(out2, workers=1)
+        proc.wait(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     assert rows == NUM and lines == []
     table = pq.ParquetDataset(str(out2 / "shards")).read(columns=["scenario"])
     scen = set(table.column("scenario").to_pylist())
     assert scen == set(DEFAULT_SCENARIOS)
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "validate", str(out2)], capture_output=True, text=True)
-    assert proc.returncode == 0 and f"OK: {NUM} rows" in proc.stdout
+    stdout = logs[0].read_text()
+    assert proc.returncode == 0 and f"OK: {NUM} rows" in stdout, logs[1].read_text()[-3000:]
 
 
 def test_validate_catches_a_tampered_row(two_runs, tmp_path):

@@ -406,6 +406,29 @@ def test_validate_fails_on_zero_rows(dataset, tmp_path, capfd):
     _one_line(err, "FAILED", "0 rows")
 
 
+def test_validate_reports_the_same_for_any_worker_count(dataset, tmp_path, capfd):
+    """A tampered row in shard 0 and shard 0's rows again as shard 2 (duplicate ids across shards):
+    every line of the report, its order and the exit code are the same on 1 and 2 workers (2 workers
+    for 3 shards: one of them checks two, and the report still comes in shard order)."""
+    from pipeline.io import write_parquet
+    from schemas.arrow import row_from_dict, rows_to_table
+
+    root = _copy(dataset, tmp_path)
+    rows = [row_from_dict(d) for d in pq.read_table(root / "shards/shard-00000.parquet").to_pylist()]
+    speak = next(u for u in rows[1].units if u.decision == "speak")
+    speak.decision = "listen"                 # a label typed by hand, contradicting events and audio
+    write_parquet(rows_to_table(rows), root / "shards/shard-00000.parquet")
+    _replace_shard(root, "shards/shard-00000.parquet", (root / "shards/shard-00000.parquet").read_bytes())
+    _replace_shard(root, "shards/shard-00002.parquet", (root / "shards/shard-00000.parquet").read_bytes())
+    reports = {w: _cli(capfd, "validate", str(root), "--workers", w, "--max-report", "1000") for w in ("1", "2")}
+    rc, out, err = reports["1"]
+    assert rc == 1 and "labels_derived" in out and "listen_silent" in out
+    assert f"{rows[0].id}: duplicate id" in out and f"{rows[1].id}: duplicate id" in out
+    assert out.index(f"{rows[0].id}: duplicate id") > out.index(f"{rows[1].id}: [labels_derived]")
+    _one_line(err, "FAILED", "duplicate 2")
+    assert reports["2"] == reports["1"]
+
+
 # ----------------------------------------------------------------------------- resume: sidecar paths
 @pytest.mark.parametrize("key, value", [
     ("path", "/etc/hostname"), ("path", "../stolen.parquet"), ("path", "shards/shard-00002.parquet"),

@@ -15,7 +15,7 @@ import pytest
 
 from jobs.cli import main as cli
 from model.train import TrainArgs, lr_at, train
-from model.config import load_run_spec
+from model.config import CONFIG_DIR, load_run_spec
 from tests.generated import export_dataset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,6 +28,22 @@ def _losses(out: Path) -> dict[int, float]:
 @pytest.fixture(scope="module")
 def data(tmp_path_factory, generated) -> Path:
     return export_dataset(tmp_path_factory.mktemp("t"), generated, rows=8, val_fraction=0.25)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> str:
+    """tiny without activation checkpointing, for every run of this module: recomputing the forward
+    pass changes no number (the losses are the same), it only costs time, and what these tests
+    check is the mechanics (steps, checkpoints, kill and resume). tests/test_end_to_end.py trains
+    tiny.yaml as shipped, checkpointing on."""
+    import yaml
+
+    spec = yaml.safe_load((CONFIG_DIR / "tiny.yaml").read_text())
+    assert spec["train"]["activation_checkpointing"] is True
+    spec["train"]["activation_checkpointing"] = False
+    p = tmp_path_factory.mktemp("cfg") / "tiny.yaml"
+    p.write_text(yaml.safe_dump(spec))
+    return str(p)
 
 
 @dataclass(frozen=True)
@@ -48,7 +64,7 @@ class Runs:
 
 
 @pytest.fixture(scope="module")
-def runs(data, tmp_path_factory) -> Runs:
+def runs(data, tiny, tmp_path_factory) -> Runs:
     """The uninterrupted reference (40 steps of the tiny config, checkpoints at 20 and 40) and a CLI
     run of the same command killed after step 20.
 
@@ -58,13 +74,13 @@ def runs(data, tmp_path_factory) -> Runs:
     """
     killed = tmp_path_factory.mktemp("killed") / "run"
     log = killed.parent / "train.log"
-    cmd = [sys.executable, "-m", "jobs.cli", "train", "--config", "tiny", "--data", str(data), "--out", str(killed),
+    cmd = [sys.executable, "-m", "jobs.cli", "train", "--config", tiny, "--data", str(data), "--out", str(killed),
            "--max-steps", "40", "--save-every", "20", "--hang-after-step", "20"]
     with open(log, "w") as f:
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=f, stderr=subprocess.STDOUT)
     try:
         run40 = tmp_path_factory.mktemp("run40")
-        summary = train(TrainArgs(config="tiny", data=str(data), out=str(run40), max_steps=40, save_every=20))
+        summary = train(TrainArgs(config=tiny, data=str(data), out=str(run40), max_steps=40, save_every=20))
         assert summary["step"] == 40
         deadline = time.time() + 300
         while "waiting to be killed" not in log.read_text() and proc.poll() is None and time.time() < deadline:
@@ -109,7 +125,7 @@ def test_checkpoint_holds_weights_optimizer_config_and_cursor(run40):
     assert not list(ck.glob("*.tmp"))
 
 
-def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, runs, tmp_path):
+def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, tiny, runs, tmp_path):
     killed = runs.killed
     assert "waiting to be killed" in killed.log, killed.log[-3000:]     # it reached step 20 and hung there
     assert killed.returncode == -signal.SIGKILL
@@ -117,7 +133,7 @@ def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, runs, tmp_path
     assert sorted(killed.losses) == list(range(1, 21))
     out = tmp_path / "run"
     shutil.copytree(killed.out, out)                  # the module's killed run stays as the kill left it
-    summary = train(TrainArgs(config="tiny", data=str(data), out=str(out), resume="auto", max_steps=40, save_every=20))
+    summary = train(TrainArgs(config=tiny, data=str(data), out=str(out), resume="auto", max_steps=40, save_every=20))
     assert summary["step"] == 40
     ref, got = _losses(runs.run40), _losses(out)
     assert sorted(got) == list(range(1, 41))
@@ -126,15 +142,15 @@ def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, runs, tmp_path
     assert diff <= 1e-5
 
 
-def test_resume_auto_without_checkpoint_starts_fresh_and_past_max_is_a_noop(data, run40, tmp_path):
-    s = train(TrainArgs(config="tiny", data=str(data), out=str(run40), resume="auto", max_steps=40))
+def test_resume_auto_without_checkpoint_starts_fresh_and_past_max_is_a_noop(data, tiny, run40, tmp_path):
+    s = train(TrainArgs(config=tiny, data=str(data), out=str(run40), resume="auto", max_steps=40))
     assert s["step"] == 40 and s["checkpoint"].endswith("step-00000040")
     from model.train import TrainError
 
     with pytest.raises(TrainError, match="different model config"):
         train(TrainArgs(config="tiny-omni", data=str(data), out=str(run40), resume="auto", max_steps=41))
     with pytest.raises(TrainError, match="not a complete checkpoint"):
-        train(TrainArgs(config="tiny", data=str(data), out=str(tmp_path), resume=str(tmp_path / "nope"), max_steps=1))
+        train(TrainArgs(config=tiny, data=str(data), out=str(tmp_path), resume=str(tmp_path / "nope"), max_steps=1))
 
 
 def test_eval_decisions_reports_per_family(data, run40, tmp_path, capsys):
@@ -195,7 +211,7 @@ def _tampered_run(run40: Path, tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("target", ["rng-rank00000.pt", ".metadata"])
-def test_resume_refuses_a_checkpoint_file_holding_a_pickled_object(data, run40, tmp_path, capsys, target):
+def test_resume_refuses_a_checkpoint_file_holding_a_pickled_object(data, tiny, run40, tmp_path, capsys, target):
     import pickle
 
     import torch
@@ -207,7 +223,7 @@ def test_resume_refuses_a_checkpoint_file_holding_a_pickled_object(data, run40, 
     else:
         (ck / target).write_bytes(pickle.dumps(_Payload(marker)))
     capsys.readouterr()
-    assert cli(["train", "--config", "tiny", "--data", str(data), "--out", str(out), "--resume", "auto",
+    assert cli(["train", "--config", tiny, "--data", str(data), "--out", str(out), "--resume", "auto",
                 "--max-steps", "21"]) == 2
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("train failed")]
     assert len(err) == 1 and str(ck / target) in err[0] and "refusing to load" in err[0], err

@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from schemas.timeline import BabbleNoise
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 SR = 16_000
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _rows(out: Path, columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -131,8 +134,19 @@ def test_mixed_run_is_byte_identical_across_worker_counts(tmp_path: Path) -> Non
                    "scenarios: {turn_taking: 1, interruption_repair: 1, backchannel: 1, delegation: 1}\n")
     one, two = tmp_path / "w1", tmp_path / "w2"
     args = ("--config", str(cfg), "--num", "8", "--shard-size", "2")
-    assert _generate(one, *args, "--workers", "1") == 0
-    assert _generate(two, *args, "--workers", "2") == 0
+    # two independent runs at once (each its own local Ray): the 2-worker one in a process of its own
+    logs = tmp_path / "w2.out", tmp_path / "w2.err"      # files, not pipes: nobody reads them meanwhile
+    with open(logs[0], "w") as o, open(logs[1], "w") as e:
+        proc = subprocess.Popen([sys.executable, "-m", "jobs.cli", "generate", "--out", str(two), "--no-progress",
+                                 *args, "--workers", "2"], cwd=ROOT, stdout=o, stderr=e)
+    try:
+        assert _generate(one, *args, "--workers", "1") == 0
+        proc.wait(timeout=600)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, logs[1].read_text()[-3000:]
     assert _shard_digests(one) == _shard_digests(two)
     assert main(["validate", str(two)]) == 0
     rows = _rows(two, ["language", "scenario"])
