@@ -12,8 +12,8 @@ frozen dataclasses the planners consume, and provides the variety metrics
 
 Every draw takes the language code of the planner (``lang``, default ``"en"``): the bank of
 that language is loaded on first use and cached per process (:func:`_text`), and its text is
-rendered with the language's own rules (:data:`RULES`: English ``engine.tidy``, Mandarin
-``tidy_zh``), the one place a language's render rules are chosen.
+rendered with the language's own rules (the bank's ``rules``, from its folder: English
+``engine.tidy``, Mandarin ``tidy_zh``), the one place a language's render rules are chosen.
 
 All assistant text is plain spoken text for TTS: no markdown, lists, emojis, symbols or
 abbreviations; English numbers may be digits, Mandarin ones are said in words.
@@ -21,11 +21,10 @@ abbreviations; English numbers may be digits, Mandarin ones are said in words.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -35,9 +34,9 @@ import numpy as np
 from schemas.language import Language, language
 
 from .banks.delegations import Delegations, Spec
-from .banks.engine import Correction, Scenario, Slots, expand, fill, new_seed, pick, tidy
-from .banks.loader import Bank, load_language
-from .banks.zh.render import tidy_zh
+from .banks.engine import Correction, Scenario, Slots, expand, fill, new_seed, pick
+from .banks.loader import Bank, BankError, load_language
+from .banks.rules import Rules
 from .text_lint import ARTICLES, HESITATION_SOUNDS
 from .harness import Execution, ToolCall
 
@@ -45,7 +44,6 @@ __all__ = [
     "DOMAINS",
     "DelegationContent",
     "Exchange",
-    "RULES",
     "TimerContent",
     "cancel_ack",
     "cancel_request",
@@ -79,65 +77,8 @@ __all__ = [
 
 # =========================================================================== languages
 
-# words after which an English utterance is audibly unfinished
-_DANGLING = frozenset(
-    """a an the my your our their his her its this that these those some any
-    in on at to for from with about of into onto by near around between like than
-    and or but so if because when while as whether
-    is are was be can could would should will do does did
-    me you we i it
-    what where which who how whats
-    make get find tell give help check set book plan""".split()
-)
-# Mandarin words after which a request is audibly unfinished ("帮我查一下明天北京的 / 天气"), besides a
-# word that ends a phrase ("帮我查一下， / 明天北京的天气")
-_DANGLING_ZH = frozenset(
-    "的 把 给 在 从 到 跟 和 还有 就是 一下 帮 帮我 要 想 去 是 比如 那个 这个 关于 有没有".split()
-)
-_PHRASE_MARKS_ZH = ("，", "、", "；", "：", ",", ";", ":")
-
-
-def _tidy_en(text: str, capitalize: bool = True) -> str:
-    return tidy(text, capitalize)
-
-
-def _tidy_zh(text: str, capitalize: bool = True) -> str:
-    """Han script has no case: ``capitalize`` does not apply."""
-    return tidy_zh(text)
-
-
-def _pause_after_en(word: str) -> bool:
-    return re.sub(r"[^a-z]", "", word.lower()) in _DANGLING
-
-
-def _pause_after_zh(word: str) -> bool:
-    return word.endswith(_PHRASE_MARKS_ZH) or word in _DANGLING_ZH
-
-
-@dataclass(frozen=True)
-class Rules:
-    """How one language's templates become text and where its user turns may pause.
-
-    ``tidy(text, capitalize)`` normalises a filled template; a hesitation pause never follows a
-    word ending in one of ``no_pause_after`` and prefers a word ``pause_after`` accepts;
-    ``topic_fallback`` names a topic when an answer has none.
-    """
-
-    tidy: Callable[[str, bool], str]
-    no_pause_after: tuple[str, ...]
-    pause_after: Callable[[str], bool]
-    topic_fallback: str
-    topic_ends: str   # stripped from a topic before it fills {topic}
-
-
-# The render rules of every language with a bank: the one place they are chosen.
-RULES: Mapping[str, Rules] = MappingProxyType({
-    "en": Rules(tidy=_tidy_en, no_pause_after=tuple(".!?,;:"), pause_after=_pause_after_en,
-                topic_fallback="what we were talking about", topic_ends=".!?"),
-    # a Mandarin pause may follow a comma: "帮我查一下，呃，明天北京的天气"; never a sentence end
-    "zh": Rules(tidy=_tidy_zh, no_pause_after=tuple("。？！.?!"), pause_after=_pause_after_zh,
-                topic_fallback="刚才说的事", topic_ends="。？！.!?"),
-})
+# The render rules of each language live with its bank (generators/banks/<lang>/__init__.py RULES,
+# schema generators/banks/rules.py): the bank's `rules`.
 
 
 @dataclass(frozen=True)
@@ -167,12 +108,12 @@ class _Text:
 @functools.cache
 def _text(lang: str) -> _Text:
     """The bank of language ``lang`` (generators/banks/<lang>/), loaded and linted once per process."""
-    if lang not in RULES:
-        raise ValueError(f"no text bank for language {lang!r} (banks exist for: {', '.join(RULES)})")
-    bank = load_language(lang)
-    bank = dataclasses.replace(bank, delegations=dataclasses.replace(bank.delegations, tidy=RULES[lang].tidy))
+    try:
+        bank = load_language(lang)
+    except BankError as err:
+        raise ValueError(str(err)) from None
     by_domain = {d: tuple(sc for sc in bank.scenarios if sc.domain == d) for d in bank.domains}
-    return _Text(lang=language(lang), bank=bank, rules=RULES[lang], by_domain=MappingProxyType(by_domain))
+    return _Text(lang=language(lang), bank=bank, rules=bank.rules, by_domain=MappingProxyType(by_domain))
 
 
 def __getattr__(name: str) -> object:

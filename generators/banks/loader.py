@@ -34,6 +34,7 @@ from generators.harness import HarnessState, execute
 
 from . import model
 from .delegations import Delegations, Part, Phrases, Result, Revision, Spec
+from .rules import Rules
 from .engine import (
     Correction,
     Rng,
@@ -148,6 +149,7 @@ class Bank:
     chatter: Chatter
     delegations: Delegations
     data: BankData
+    rules: Rules                              # how its templates become text (the folder's RULES)
 
 
 # =========================================================================== YAML reading
@@ -305,6 +307,7 @@ class _Registry:
     lists: Mapping[str, tuple[Any, ...]]
     say_time: Callable[[Rng, str], str]
     say_day: Callable[[str], str]
+    rules: Rules
 
 
 def _registry(language: str) -> _Registry:
@@ -315,7 +318,7 @@ def _registry(language: str) -> _Registry:
             raise BankError(f"generators.banks.{language}: two functions named {fn.__name__!r}")
         functions[fn.__name__] = fn
     return _Registry(MappingProxyType(functions), MappingProxyType(dict(module.LISTS)), module.SAY_TIME,
-                     getattr(module, "SAY_DAY", str))
+                     getattr(module, "SAY_DAY", str), module.RULES)
 
 
 class _Builder:
@@ -673,11 +676,19 @@ def load_bank(folder: Path, language: str) -> Bank:
         generic_user_corrections=common.corrections.user,
         generic_acks=common.corrections.ack,
         chatter=chatter,
-        delegations=Delegations(tuple(specs), phrases, registry.say_time, registry.say_day),
+        delegations=Delegations(tuple(specs), phrases, registry.say_time, registry.say_day, registry.rules.tidy),
+        rules=registry.rules,
         data=b.data,
     )
 
 
+def bank_languages() -> tuple[str, ...]:
+    """The languages with a bank folder (``generators/banks/<code>/language.yaml``)."""
+    return tuple(sorted(p.parent.name for p in BANKS_DIR.glob("*/language.yaml")))
+
+
 def load_language(language: str = "en") -> Bank:
     """The shipped bank of ``language`` (``generators/banks/<language>/``)."""
+    if language not in bank_languages():
+        raise BankError(f"no text bank for language {language!r} (banks exist for: {', '.join(bank_languages())})")
     return load_bank(BANKS_DIR / language, language)

@@ -3,7 +3,8 @@
 ``FUNCTIONS`` is the registry the loader resolves ``derive:``, ``sample:`` and ``read:`` names
 against (a name missing here is a load error); ``LISTS`` are value lists owned by other code that
 the YAML may draw from by name: the day names the harness's tools understand; ``SAY_TIME`` says a
-harness clock time ("18:30") the way the delegation phrases need it.
+harness clock time ("18:30") the way the delegation phrases need it; ``RULES`` are the render
+rules of English text (:mod:`.render`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from . import (
     health,
     home,
     music,
+    render,
     restaurants,
     shopping,
     sports,
@@ -46,3 +48,4 @@ FUNCTIONS = (
 LISTS = {"days": DAYS, "weekdays": WEEKDAYS}
 
 SAY_TIME = delegation.say_time
+RULES = render.RULES

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import delegation_calendar, delegation_datetime, delegation_lookup
 from . import delegation_calculator, delegation_unit_convert
-from . import chatter, cooking, delegation_weather, health, numbers, restaurants, shopping, travel, weather
+from . import chatter, cooking, delegation_weather, health, numbers, render, restaurants, shopping, travel, weather
 
 FUNCTIONS = (
     weather.FUNCTIONS + travel.FUNCTIONS + cooking.FUNCTIONS + restaurants.FUNCTIONS + shopping.FUNCTIONS
@@ -24,3 +24,4 @@ LISTS: dict[str, tuple[str, ...]] = {}
 
 SAY_TIME = numbers.say_time
 SAY_DAY = numbers.say_weekday
+RULES = render.RULES

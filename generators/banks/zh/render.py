@@ -6,7 +6,8 @@ applies to Chinese. Here instead: no spaces between Han characters or around ful
 and a run of marks left by an empty alternation option ("好的，。", "，，") collapses to one.
 
 A template renders as ``tidy_zh(fill(expand(template, rng), slots))``, the same composition as
-the engine's ``render`` with the per-language tidy swapped in.
+the engine's ``render`` with the per-language tidy swapped in. ``RULES`` is what the folder tells
+the loader (generators/banks/rules.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..engine import Rng, expand, fill, pick
+from ..rules import Rules
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3007"
 _FULL = "，、；：。？！"
@@ -59,3 +61,25 @@ def render_zh(template: str, slots: Mapping[str, object], seed: int) -> str:
 def render_rng_zh(rng: Rng, templates: Sequence[str], slots: Mapping[str, object] | None = None) -> str:
     """Pick one of ``templates`` and render it, all with ``rng`` (as the engine's ``render_rng``)."""
     return tidy_zh(fill(expand(pick(rng, templates), rng), slots or {}))
+
+
+def _tidy(text: str, capitalize: bool = True) -> str:
+    """Han script has no case: ``capitalize`` does not apply."""
+    return tidy_zh(text)
+
+
+# Mandarin words after which a request is audibly unfinished ("帮我查一下明天北京的 / 天气"), besides a
+# word that ends a phrase ("帮我查一下， / 明天北京的天气")
+_DANGLING = frozenset(
+    "的 把 给 在 从 到 跟 和 还有 就是 一下 帮 帮我 要 想 去 是 比如 那个 这个 关于 有没有".split()
+)
+_PHRASE_MARKS = ("，", "、", "；", "：", ",", ";", ":")
+
+
+def pause_after(word: str) -> bool:
+    return word.endswith(_PHRASE_MARKS) or word in _DANGLING
+
+
+# a Mandarin pause may follow a comma: "帮我查一下，呃，明天北京的天气"; never a sentence end
+RULES = Rules(tidy=_tidy, no_pause_after=tuple("。？！.?!"), pause_after=pause_after,
+              topic_fallback="刚才说的事", topic_ends="。？！.!?")
