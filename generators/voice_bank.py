@@ -5,7 +5,7 @@ folders of Piper voices (``voices.piper_dirs``), read from each model's own ``.o
 ``id`` is the ``VoiceSpec.name`` a script carries, and that name says which engine speaks it:
 espeak-ng names are bare (``"en-us+f3"``, as they always were), every other engine's are
 ``"<engine>:<voice>"`` (``"piper:en_US-joe-medium"``, ``"piper:en_US-libritts-high#12"`` for
-speaker 12 of a multi-speaker model). ``engine_of`` is the one place that rule is read.
+speaker 12 of a multi-speaker model, ``"flite:slt"``, ``"rhvoice:clb"``). ``engine_of`` is the one place that rule is read.
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ from schemas.config import SUPPORTED_LANGUAGES, ConfigError, RunConfig, VoicesCo
 BANK_FILE = Path(__file__).with_name("voice_bank.yaml")
 ESPEAK = "espeak-ng"
 PIPER = "piper"
-ENGINES: tuple[str, ...] = (ESPEAK, PIPER)
+FLITE = "flite"
+RHVOICE = "rhvoice"
+ENGINES: tuple[str, ...] = (ESPEAK, PIPER, FLITE, RHVOICE)
 Role = Literal["assistant", "people"]
 
 
@@ -33,7 +35,7 @@ class BankVoice(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1)      # the VoiceSpec.name; engine_of(id) == engine
-    engine: Literal["espeak-ng", "piper"]
+    engine: Literal["espeak-ng", "piper", "flite", "rhvoice"]
     language: str                      # a code of SUPPORTED_LANGUAGES
     gender: Literal["female", "male", "unknown"]
     licence: str                       # SPDX id where there is one

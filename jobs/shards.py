@@ -6,6 +6,8 @@ small summary, so driver memory stays flat whatever the number of shards.
 """
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import time
 import traceback
@@ -21,7 +23,7 @@ from generators.version import GENERATOR_VERSION
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
-from schemas.config import DEFAULT_SCENARIOS, ConfigError, RunConfig
+from schemas.config import DEFAULT_SCENARIOS, ConfigError, RunConfig, VoicesConfig
 from schemas.trajectory import FailedRecord, TrajectoryRow
 from schemas.vocab import EventKind
 
@@ -95,8 +97,21 @@ class ShardSummary:
 
 
 def load_tts(cfg: RunConfig) -> Any:
+    """This process's backend for the run's voices: built once per process and voices config, not
+    once per shard (a Piper worker takes seconds to start), and closed when the process exits."""
+    return _tts_for_voices(cfg.voices.model_dump_json())
+
+
+@functools.cache
+def _tts_for_voices(voices_json: str) -> Any:
+    """Keyed by the voices config alone: that is all `tts_for_voices` reads, and a backend's
+    output is a pure function of (text, voice, rate), so sharing it across shards changes no byte."""
     from pipeline.tts import tts_for_voices
-    return tts_for_voices(cfg.voices)   # espeak-ng, or a router when the voices name other engines
+    tts = tts_for_voices(VoicesConfig.model_validate_json(voices_json))   # espeak-ng, or a router over engines
+    close = getattr(tts, "close", None)
+    if close is not None:
+        atexit.register(close)   # end its engine processes by their pids when this worker exits
+    return tts
 
 
 def load_tokenizer(cfg: RunConfig) -> Any | None:

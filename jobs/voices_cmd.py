@@ -19,8 +19,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def installed(engine: str, source: str) -> bool:
     """Whether the engine (and for a voice wheel, the wheel) is installed in this environment."""
-    from generators.voice_bank import PIPER
+    from generators.voice_bank import FLITE, PIPER, RHVOICE
 
+    if engine == FLITE:
+        from pipeline.tts.flite import flite_available
+        return flite_available()   # Debian's libflite1
+    if engine == RHVOICE:
+        from pipeline.tts.rhvoice import rhvoice_available
+        return rhvoice_available()   # Debian's librhvoice5 + rhvoice-english
     if engine != PIPER:
         return True   # espeak-ng comes with our own dependencies
     if importlib.util.find_spec("piper") is None:

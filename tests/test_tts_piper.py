@@ -153,3 +153,14 @@ def test_router_sends_each_voice_to_its_engine_and_rebuilds_from_identity():
             router.synthesize("Hi.", VoiceSpec(name="piper:en_US-nobody-medium"), 16000)
     finally:
         router.engines["piper"].close()
+
+
+def test_written_numbers_are_said_and_timed_as_spoken(piper):
+    """Piper is given the spoken form (pipeline/tts/spoken.py): '8:30' is 'eight thirty', timed as such."""
+    written = piper.synthesize("I'll wake you at 8:30 in the morning.", JOE, 16000)
+    spoken = piper.synthesize("I'll wake you at eight thirty in the morning.", JOE, 16000)
+    assert _digest(written.audio) == _digest(spoken.audio)
+    w = {x.word: x for x in written.words}
+    s = {x.word: x for x in spoken.words}
+    assert w["8:30"].start_s == s["eight"].start_s and w["in"].start_s == s["in"].start_s
+    assert w["8:30"].end_s == s["thirty"].end_s and w["8:30"].end_s - w["8:30"].start_s > 0.35

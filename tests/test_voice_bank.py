@@ -145,3 +145,45 @@ def test_meta_voices_lists_every_speaker_overlays_included():
         if seen == 2:
             break
     assert seen
+
+
+FLITE = ("flite:slt", "flite:rms", "flite:awb")
+RHVOICE = ("rhvoice:slt", "rhvoice:clb", "rhvoice:bdl", "rhvoice:alan")
+
+
+def test_natural_voices_are_in_the_bank_with_their_licence_and_no_default_role():
+    """Natural English voices beyond Piper's joe; none in a default pool yet (the default stays espeak-ng)."""
+    voices = vb.by_id()
+    for ids, engine, licence, rate in ((FLITE, vb.FLITE, "CMU", 16000), (RHVOICE, vb.RHVOICE, "LGPL-2.1-or-later", 24000)):
+        for vid in ids:
+            v = voices[vid]
+            assert v.engine == engine == vb.engine_of(vid) and v.natural and v.language == "en"
+            assert licence in v.licence and v.sample_rate == rate and v.default_role is None
+    assert not any("evgeniy" in i or "lyubov" in i for i in voices)   # RHVoice's NC voices stay out
+    natural_en = {v.id for v in voices.values() if v.natural and v.language == "en"}
+    assert natural_en >= {JOE, *FLITE, *RHVOICE} and len(natural_en) >= 6
+
+
+@pytest.mark.parametrize("assistant,people", [("flite:slt", ("flite:rms", "flite:awb")),
+                                              ("rhvoice:clb", ("rhvoice:bdl", "rhvoice:alan", "flite:awb"))])
+def test_a_natural_cast_renders_and_validates(assistant, people):
+    """A run whose assistant and people are natural voices: real planner, composer, engine workers and
+    validator (rule 4 by re-composition included)."""
+    from jobs.shards import load_tts
+    from pipeline.render import render_trajectory
+    from pipeline.tts.flite import flite_available
+    from pipeline.tts.rhvoice import rhvoice_available
+    from pipeline.validate import validate_row
+
+    if not flite_available() or (assistant.startswith("rhvoice") and not rhvoice_available()):
+        pytest.skip("libflite1 / rhvoice-english are not installed (scripts/setup.sh installs them)")
+    cfg = RunConfig(voices=VoicesConfig(assistant=assistant, people={p: 1.0 for p in people}))
+    vb.check_config(cfg)
+    tts = load_tts(cfg)
+    assert load_tts(cfg) is tts   # one backend per process and voices config, not one per shard
+    for i, scenario in enumerate(["interruption_repair", "background_speech"]):
+        script = plan_trajectory(cfg, scenario, trajectory_seed(cfg.seed, i))
+        row = render_trajectory(cfg=cfg, traj_id=f"s0-00000-{i:07d}", script=script, tts=tts)
+        names = {json.loads(v)["name"] for v in json.loads(row.meta)["voices"]}
+        assert assistant in names and names <= {assistant, *people}
+        assert validate_row(row, expect_tokens=False, recompose=True) == []

@@ -19,14 +19,21 @@ starts), so each written token is timed by what it says. The stored words stay t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from schemas.script import VoiceSpec
 
-__all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS"]
+__all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS", "SILENCE_DBFS", "loudness_gain", "level_and_trim",
+           "end_at_phonemes", "dist_version", "deb_version"]
+
+SILENCE_DBFS = -45.0  # below this a sample counts as silence (trimming, word ends), for every engine
+_GATE_DB = 40.0  # loudness: frames within this many dB of the loudest frame are "active"
 
 
 @dataclass(frozen=True)
@@ -100,3 +107,78 @@ class CachedTTS:
 
     def identity(self) -> dict[str, Any]:
         return self.tts.identity()
+
+
+# --- the output shaping every engine shares (so voices of different engines mix at one loudness) ---
+def loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: float) -> float:
+    """The gain that brings the RMS over active 10 ms frames (within 40 dB of the loudest) to
+    ``target_rms_dbfs``, unless the peak would pass ``peak_limit``: then the peak limit wins."""
+    frame = max(1, sr // 100)
+    n = max(1, len(x) // frame) * frame
+    padded = np.zeros(n, dtype=np.float64)
+    padded[: min(n, len(x))] = x[:n]
+    rms = np.sqrt(np.mean(padded.reshape(-1, frame) ** 2, axis=1))
+    active = rms[rms >= rms.max() * 10 ** (-_GATE_DB / 20)]
+    active_rms = float(np.sqrt(np.mean(active**2)))
+    peak = float(np.max(np.abs(x)))
+    return min(10 ** (target_rms_dbfs / 20) / active_rms, peak_limit / peak)
+
+
+def level_and_trim(native: np.ndarray, native_rate: int, sr: int, target_rms_dbfs: float, peak_limit: float,
+                   engine: str, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """An engine's float audio resampled to ``sr`` (soxr HQ), levelled by ``loudness_gain`` and
+    trimmed below ``SILENCE_DBFS`` at both ends: (audio, indices of its loud samples, samples cut
+    at the start, at ``sr``). Raises ValueError when the engine said nothing audible."""
+    import soxr
+
+    x = np.asarray(native, dtype=np.float32)
+    if sr != native_rate:
+        x = soxr.resample(x, native_rate, sr, quality="HQ")
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0 or not np.any(x):
+        raise ValueError(f"{engine} produced no audio for text {text[:80]!r}")
+    y = (x * loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
+    loud = np.flatnonzero(np.abs(y) >= np.float32(10 ** (SILENCE_DBFS / 20)))
+    if loud.size == 0:
+        raise ValueError(f"{engine} produced only silence for text {text[:80]!r}")
+    first, last = int(loud[0]), int(loud[-1])
+    return np.ascontiguousarray(y[first : last + 1]), loud - first, first
+
+
+def end_at_phonemes(words: tuple[WordTiming, ...], spans: tuple[tuple[int, int], ...], ends: list[tuple[int, int]],
+                    loud: np.ndarray, sr: int) -> tuple[WordTiming, ...]:
+    """Each written token ended where the engine's phonemes for it end, never later: the silence
+    and breath an engine pads a phrase with belong to no word (rule 8). ``spans``: each token's
+    spoken span in the synthesised text (``SpokenForm.spans``); ``ends``: (offset of a spoken word
+    in that text, sample where its last phoneme ends). A token ends at the last loud sample before
+    the end of its last spoken word's phonemes."""
+    out: list[WordTiming] = []
+    for w, (a, b) in zip(words, spans):
+        limit = max((e for off, e in ends if a <= off < b), default=None)
+        if limit is None or w.end_s <= w.start_s:
+            out.append(w)
+            continue
+        start = round(w.start_s * sr)
+        hi = int(np.searchsorted(loud, limit)) - 1
+        end = int(loud[hi]) + 1 if hi >= 0 and loud[hi] >= start else limit
+        out.append(WordTiming(w.word, w.start_s, max(w.start_s, min(w.end_s, end / sr))))
+    return tuple(out)
+
+
+# --- versions an engine's identity() records ----------------------------------------------------
+def dist_version(dist: str) -> str | None:
+    """An installed Python distribution's version (None when it is not installed)."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def deb_version(package: str) -> str | None:
+    """An installed Debian package's version (the engines that come from apt), None off Debian."""
+    try:
+        status = Path("/var/lib/dpkg/status").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    m = re.search(rf"^Package: {re.escape(package)}\n(?:.+\n)*?Version: (.+)$", status, re.MULTILINE)
+    return m.group(1).strip() if m else None

@@ -53,7 +53,7 @@ import soxr
 from schemas.language import Language, language
 from schemas.script import VoiceSpec
 
-from .base import Synthesis
+from .base import SILENCE_DBFS, Synthesis, loudness_gain
 from .spoken import SpokenForm, spoken_form, word_timings
 
 __all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices", "SILENCE_DBFS"]
@@ -76,8 +76,6 @@ _PARAM_RATE, _PARAM_PITCH, _PARAM_RANGE = 1, 3, 4
 _EE_OK = 0
 
 _RAND_SEED = 1  # espeak seeds its RNG from time(NULL) at initialisation; pin it
-SILENCE_DBFS = -45.0  # below this a sample counts as silence (trimming, word ends)
-_GATE_DB = 40.0  # loudness: frames within this many dB of the loudest frame are "active"
 
 _RATE_RANGE = (80, 450)  # espeak-ng's accepted words-per-minute range
 
@@ -421,18 +419,6 @@ def _dist_version(dist: str) -> str | None:
 
 
 # --- post-processing (pure functions) ------------------------------------------------------------
-def _loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: float) -> float:
-    frame = max(1, sr // 100)
-    n = max(1, len(x) // frame) * frame
-    padded = np.zeros(n, dtype=np.float64)
-    padded[: min(n, len(x))] = x[:n]
-    rms = np.sqrt(np.mean(padded.reshape(-1, frame) ** 2, axis=1))
-    active = rms[rms >= rms.max() * 10 ** (-_GATE_DB / 20)]
-    active_rms = float(np.sqrt(np.mean(active**2)))
-    peak = float(np.max(np.abs(x)))
-    return min(10 ** (target_rms_dbfs / 20) / active_rms, peak_limit / peak)
-
-
 def _postprocess(form: SpokenForm, native: _NativeResult, sr: int, target_rms_dbfs: float,
                  peak_limit: float) -> Synthesis:
     """Resample, level and trim espeak's audio; time the written tokens through ``form``."""
@@ -443,7 +429,7 @@ def _postprocess(form: SpokenForm, native: _NativeResult, sr: int, target_rms_db
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0 or not np.any(x):
         raise ValueError(f"espeak-ng produced no audio for text {text[:80]!r} (nothing pronounceable?)")
-    y = (x * _loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
+    y = (x * loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
 
     loud = np.flatnonzero(np.abs(y) >= np.float32(10 ** (SILENCE_DBFS / 20)))
     if loud.size == 0:

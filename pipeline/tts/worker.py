@@ -1,0 +1,109 @@
+"""The client side of an engine that runs in a process of its own (Piper, flite).
+
+Why processes: an engine whose licence must stay at arm's length (Piper, GPL-3.0) or whose C
+state must not be shared (flite draws from libc ``rand``) runs as a script with the same Python,
+spoken to over stdin/stdout: one JSON request line, one JSON reply line, then ``4*n`` bytes of
+little-endian float32 audio when the reply says ``"ok": true`` (``*_worker.py`` beside this file).
+
+An :class:`EngineProcess` starts its worker lazily, once per OS process that uses it (a pickled
+backend in a Ray worker starts its own), and ends it by its pid: on ``close()``, when the owner
+is collected, or when this process exits (the worker reads EOF on its stdin and returns).
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import weakref
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+__all__ = ["EngineProcess", "end_process"]
+
+
+class EngineProcess:
+    """One worker script's process for this OS process; calls are serialised by a lock."""
+
+    def __init__(self, script: Path, what: str) -> None:
+        self.script = Path(script)
+        self.what = what              # for messages: "the Piper worker"
+        self._lock = threading.Lock()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._owner: int | None = None
+        self._err: IO[bytes] | None = None
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        """This process's worker, started on first use. Caller holds the lock."""
+        if self.proc is not None and self._owner == os.getpid() and self.proc.poll() is None:
+            return self.proc
+        err = tempfile.TemporaryFile()
+        proc = subprocess.Popen([sys.executable, str(self.script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=err, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        self.proc, self._owner, self._err = proc, os.getpid(), err
+        weakref.finalize(self, end_process, proc)
+        return proc
+
+    def ask(self, request: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray | None]:
+        """Send one request; (reply head, float32 audio or None when the reply is not ok).
+        Raises RuntimeError (with the worker's stderr tail) when the worker died."""
+        with self._lock:
+            proc = self._running()
+            assert proc.stdin is not None and proc.stdout is not None
+            why = ""
+            try:
+                proc.stdin.write(json.dumps(request).encode() + b"\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+                head = json.loads(line) if line else None
+                audio = (np.frombuffer(_read_exact(proc.stdout, 4 * int(head["n"])), dtype="<f4")
+                         if head and head.get("ok") else None)
+            except (BrokenPipeError, OSError, ValueError) as err:
+                head, audio, why = None, None, str(err)
+            if head is None:
+                tail = ""
+                if self._err is not None:
+                    self._err.seek(0)
+                    tail = self._err.read()[-800:].decode(errors="replace").strip()
+                end_process(proc)
+                self.proc = None
+                raise RuntimeError(f"{self.what} died ({why or 'no reply'}): {tail}")
+        return head, (np.asarray(audio, dtype=np.float32) if audio is not None else None)
+
+    def close(self) -> None:
+        """End this process's worker (by its pid); the next request starts a new one."""
+        with self._lock:
+            if self.proc is not None and self._owner == os.getpid():
+                end_process(self.proc)
+            self.proc = None
+
+
+def _read_exact(stream: Any, n: int) -> bytes:
+    data = bytearray()
+    while len(data) < n:
+        chunk = stream.read(n - len(data))
+        if not chunk:
+            raise OSError(f"worker reply cut short ({len(data)} of {n} bytes)")
+        data += chunk
+    return bytes(data)
+
+
+def end_process(proc: subprocess.Popen[bytes]) -> None:
+    """End one worker process by its pid: close its stdin (it exits), else kill it."""
+    if proc.poll() is not None:
+        return
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
