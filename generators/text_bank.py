@@ -242,13 +242,17 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario, lang: str = "en") -> 
         changed = [i for i in range(len(olds)) if olds[i] != news[i]]
         if not changed:
             continue
-        n_keep = min(len(olds), int(rng.integers(4, 7)))
-        rest = sorted(int(i) for i in rng.choice(np.arange(1, len(olds)), size=n_keep - 1, replace=False))
-        keep = [0] + rest
+        k = sc.keep   # the positions that answer the question are always said
+        n_keep = min(len(olds), max(k, int(rng.integers(4, 7))))
+        rest = sorted(int(i) for i in rng.choice(np.arange(k, len(olds)), size=n_keep - k, replace=False))
+        keep = list(range(k)) + rest
         if not any(i in changed for i in keep):
             forced = int(pick(rng, changed))
-            if forced != 0:
-                keep[1 + int(rng.integers(len(rest)))] = forced
+            if forced >= k:   # one kept position is said differently after the correction
+                if rest:
+                    keep[k + int(rng.integers(len(rest)))] = forced
+                else:
+                    keep.append(forced)
             keep = sorted(set(keep))
         answer = tuple(olds[i] for i in keep)
         repaired = tuple(news[i] for i in keep)

@@ -257,6 +257,7 @@ class Scenario:
     topic: tuple[str, ...]
     derive: Deriver | None = None
     weight: float = 1.0
+    keep: int = 1          # leading answer positions always said (model.Scenario.keep)
 
     def draw_slots(self, rng: Rng) -> Slots:
         return draw_slots(rng, self.slots)

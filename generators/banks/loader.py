@@ -449,7 +449,7 @@ def _scenario(b: _Builder, file: str, domain: str, sc: model.Scenario) -> Scenar
             _check_renders(f"{cw} ack", c.ack, ctx)
     corrections = tuple(Correction(c.slot, c.show, c.user, c.ack, c.generic) for c in sc.corrections)
     return Scenario(domain=domain, slots=MappingProxyType(samplers), request=sc.request, answer=sc.answer,
-                    corrections=corrections, topic=sc.topic, derive=derive, weight=sc.weight)
+                    corrections=corrections, topic=sc.topic, derive=derive, weight=sc.weight, keep=sc.keep)
 
 
 def _slot_draw(b: _Builder, where: str, spec: model.SlotSet,

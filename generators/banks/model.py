@@ -110,8 +110,17 @@ class Scenario(SlotSet):
     weight: float = Field(1.0, gt=0)
     request: Templates = Field(min_length=1)
     answer: tuple[Templates, ...] = Field(min_length=2)
+    # the first `keep` answer positions are always said (the ones that answer the question, and any a
+    # later one builds on: "另外…"); the rest are a random subset, in order
+    keep: int = Field(1, ge=1)
     corrections: tuple[Correction, ...] = Field(min_length=1)
     topic: Templates = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _keep_fits(self) -> Scenario:
+        if self.keep > len(self.answer):
+            raise ValueError(f"keep: {self.keep} is more than the {len(self.answer)} answer positions")
+        return self
 
 
 class DomainFile(Data):
