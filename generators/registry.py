@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from typing import Any
 
 import numpy as np
 
 from generators import text_bank as tb
 from generators.common import PlanFn, Planner
+from generators.llm import LLMWriter
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking)
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
@@ -96,6 +98,17 @@ def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | No
     `language` is the trajectory's (`language_for`); None: the run's own `language`."""
     return plan_script(scenario, seed, cfg.timing, cfg.language if language is None else language, cfg.harness,
                        cfg.voices)
+
+
+def plan_sourced(cfg: RunConfig, scenario: str, seed: int, language: str | None = None,
+                 writer: LLMWriter | None = None) -> tuple[Script, dict[str, Any] | None]:
+    """The trajectory's script from the run's script source, and its provenance for the row's meta
+    (None from the procedural planners, whose rows stay as they were). `writer`: `writer_for(cfg, out)`."""
+    if writer is None:
+        return plan_trajectory(cfg, scenario, seed, language), None
+    script, prov = writer.write(scenario, seed, cfg.timing, cfg.language if language is None else language,
+                                cfg.harness, cfg.voices)
+    return script, prov.model_dump(mode="json")
 
 
 def trajectory_seed(run_seed: int, index: int) -> int:

@@ -20,6 +20,7 @@ from pipeline.scene import draw_scene, noise_events, snr_masks
 from pipeline.units import slice_units
 from schemas.config import RunConfig
 from schemas.language import language
+from schemas.provenance import SOURCE_META_KEY
 from schemas.script import Script
 from schemas.timeline import META_KEY, MicScene, Stem
 from schemas.trajectory import AudioBlob, Event, TrajectoryRow
@@ -45,8 +46,9 @@ def render_mic(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, assistant
 
 
 def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synthesizer,
-                      tokenizer: Any | None = None) -> TrajectoryRow:
-    """Realise a planned script as a row.
+                      tokenizer: Any | None = None, source: dict[str, Any] | None = None) -> TrajectoryRow:
+    """Realise a planned script as a row. `source`: the script's provenance (schemas/provenance.py),
+    stored in meta; None (the procedural planners) leaves meta as it was.
 
     Every random draw comes from the script's own seed: the planner drew from `script.seed`, and
     the acoustics draw from the stream [script.seed, 1], so the row depends on the script alone.
@@ -69,6 +71,8 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
         "speech_tokenizer": tokenizer.identity() if tokenizer is not None else None,
         "tts": tts.identity() if hasattr(tts, "identity") else None,
     }
+    if source is not None:
+        meta[SOURCE_META_KEY] = source
     return TrajectoryRow(
         id=traj_id, seed=seed, scenario=scenario, language=script.language, unit_s=cfg.unit_s,
         duration_s=tl.num_units * cfg.unit_s, sample_rate=cfg.sample_rate,

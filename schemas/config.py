@@ -482,6 +482,73 @@ class SpeechTokenizerConfig(_Strict):
         return v
 
 
+# Script sources (DESIGN §6, issue #14): where a trajectory's words come from. The procedural planners
+# over the text banks are the default; `llm` asks an OpenAI-compatible chat-completions endpoint.
+SCRIPT_SOURCE_KINDS: tuple[str, ...] = ("procedural", "llm")
+# The fields only an `llm` source takes (a procedural source refuses them, so a typo is not ignored).
+LLM_SOURCE_FIELDS: tuple[str, ...] = ("base_url", "model", "api_key_env", "temperature", "max_tokens", "timeout_s",
+                                      "max_retries", "max_http_retries", "backoff_s", "structured_output")
+MAX_LLM_TOKENS = 32_768
+MAX_LLM_TIMEOUT_S = 600.0
+MAX_LLM_RETRIES = 10
+
+
+class ScriptSourceConfig(_Strict):
+    """Where scripts come from. `llm`: `base_url` (…/v1) and `model` of the endpoint; `api_key_env` names
+    the environment variable holding the key (the key itself is read at call time and never stored in
+    config, manifest, rows or cache). `max_retries`: re-asks after an invalid reply, the error fed back;
+    `max_http_retries`: retries of a 429 / 5xx / timeout, with exponential backoff from `backoff_s`.
+    `structured_output`: `auto` asks for response_format json_schema and falls back to parse-and-repair
+    when the server refuses it; `json_schema` insists; `off` never asks for it."""
+
+    kind: Literal["procedural", "llm"] = "procedural"
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    temperature: Num = Field(0.7, ge=0.0, le=2.0)
+    max_tokens: Int = Field(1024, ge=16, le=MAX_LLM_TOKENS)
+    timeout_s: Num = Field(60.0, gt=0.0, le=MAX_LLM_TIMEOUT_S)
+    max_retries: Int = Field(2, ge=0, le=MAX_LLM_RETRIES)
+    max_http_retries: Int = Field(3, ge=0, le=MAX_LLM_RETRIES)
+    backoff_s: Num = Field(1.0, ge=0.0, le=60.0)
+    structured_output: Literal["auto", "json_schema", "off"] = "auto"
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, v: str | None) -> str | None:
+        if v is not None and not v.startswith(("http://", "https://")):
+            raise ValueError(f"must be an http:// or https:// URL (the endpoint's /v1), got {v!r}")
+        return v.rstrip("/") if v is not None else v
+
+    @field_validator("model")
+    @classmethod
+    def _model_named(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("must name the endpoint's model id")
+        return v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, v: str | None) -> str | None:
+        import re
+        if v is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
+            raise ValueError("must be the name of an environment variable (e.g. OPENAI_API_KEY), never the key itself")
+        return v
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> "ScriptSourceConfig":
+        if self.kind == "llm":
+            missing = [f for f in ("base_url", "model") if getattr(self, f) is None]
+            if missing:
+                raise ValueError(f"{missing[0]} is required with kind llm")
+        else:
+            default = ScriptSourceConfig.model_construct()
+            given = [f for f in LLM_SOURCE_FIELDS if getattr(self, f) != getattr(default, f)]
+            if given:
+                raise ValueError(f"{given[0]} is only for kind llm (kind is {self.kind})")
+        return self
+
+
 class RunConfig(_Strict):
     """Everything that decides the bytes of a dataset. Its hash goes in the manifest.
 
@@ -505,6 +572,7 @@ class RunConfig(_Strict):
     voices: VoicesConfig = VoicesConfig()
     harness: HarnessConfig = HarnessConfig()
     speech_tokenizer: SpeechTokenizerConfig = SpeechTokenizerConfig()
+    script_source: ScriptSourceConfig = ScriptSourceConfig()
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
 
@@ -545,6 +613,8 @@ class RunConfig(_Strict):
         out: dict[str, Any] = handler(self)
         if self.voices == VoicesConfig():   # the default voices dump (and hash) as before the voice bank
             out.pop("voices", None)
+        if self.script_source == ScriptSourceConfig():   # procedural, as before script sources existed
+            out.pop("script_source", None)
         if self.languages is None:
             out.pop("languages", None)
         else:

@@ -1,0 +1,11 @@
+"""The LLM script source (issue #14, DESIGN §6): scripts written by an OpenAI-compatible endpoint."""
+from generators.llm.client import ChatClient, LLMCallError
+from generators.llm.writer import (
+    FAMILIES,
+    LLMWriteError,
+    LLMWriter,
+    check_source,
+    writer_for,
+)
+
+__all__ = ["FAMILIES", "ChatClient", "LLMCallError", "LLMWriteError", "LLMWriter", "check_source", "writer_for"]

@@ -1,0 +1,96 @@
+"""A small OpenAI-compatible chat-completions client (vLLM, SGLang, hosted APIs) on the standard library.
+
+Bounded by construction: every call has a timeout, 429 / 5xx / network errors are retried at most
+`max_http_retries` times with exponential backoff, and anything else fails at once, so a slow or
+dead endpoint makes a trajectory fail explicitly instead of hanging the job. The API key is read from
+the environment at call time and lives only in the request header.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from schemas.config import ScriptSourceConfig
+
+MAX_BACKOFF_S = 30.0
+MAX_RAW_CHARS = 4000   # of a response body quoted in an error
+
+
+class LLMCallError(RuntimeError):
+    """The endpoint gave no usable response; `raw` is the last body it sent (may be empty)."""
+
+    def __init__(self, message: str, raw: str = ""):
+        super().__init__(f"{message}; raw response: {raw[:MAX_RAW_CHARS]!r}" if raw else message)
+        self.raw = raw
+
+
+def _refuses_response_format(code: int, body: str) -> bool:
+    """A 400/422 that names response_format / json_schema: the server has no structured output."""
+    return code in (400, 422) and any(k in body.lower() for k in ("response_format", "json_schema", "guided"))
+
+
+class ChatClient:
+    """POST {base_url}/chat/completions for one run's `script_source`. `sleep` is injectable for tests."""
+
+    def __init__(self, src: ScriptSourceConfig, sleep: Callable[[float], None] = time.sleep):
+        if src.kind != "llm" or src.base_url is None or src.model is None:
+            raise ValueError("ChatClient needs a script_source of kind llm with base_url and model")
+        self.src = src
+        self.sleep = sleep
+        self.structured = src.structured_output != "off"   # turned off once the server refuses it (auto)
+        self.calls = 0   # HTTP requests sent, retries included
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        env = self.src.api_key_env
+        if env is not None:
+            key = os.environ.get(env)
+            if not key:
+                raise LLMCallError(f"script_source.api_key_env: environment variable {env} is not set")
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _body(self, messages: list[dict[str, str]], schema_name: str, schema: dict[str, Any], seed: int) -> bytes:
+        body: dict[str, Any] = {"model": self.src.model, "messages": messages, "temperature": self.src.temperature,
+                                "max_tokens": self.src.max_tokens, "seed": seed}
+        if self.structured:
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": schema_name, "schema": schema, "strict": True}}
+        return json.dumps(body).encode()
+
+    def complete(self, messages: list[dict[str, str]], schema_name: str, schema: dict[str, Any], seed: int) -> str:
+        """The assistant message text of one completion (what the model wrote, unparsed)."""
+        url = f"{self.src.base_url}/chat/completions"
+        failures = 0
+        while True:
+            req = urllib.request.Request(url, data=self._body(messages, schema_name, schema, seed),
+                                         headers=self._headers(), method="POST")
+            self.calls += 1
+            try:
+                with urllib.request.urlopen(req, timeout=self.src.timeout_s) as resp:
+                    raw = resp.read().decode("utf-8", "replace")
+            except urllib.error.HTTPError as err:
+                raw = err.read().decode("utf-8", "replace")
+                if self.structured and self.src.structured_output == "auto" and _refuses_response_format(err.code, raw):
+                    self.structured = False   # parse and repair from here on (the schema is in the prompt)
+                    continue
+                if err.code != 429 and err.code < 500:
+                    raise LLMCallError(f"{url} answered HTTP {err.code}", raw) from None
+                why = f"HTTP {err.code}"
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+                raw, why = "", f"{type(err).__name__}: {getattr(err, 'reason', err)}"
+            else:
+                try:
+                    return str(json.loads(raw)["choices"][0]["message"]["content"] or "")
+                except (ValueError, KeyError, IndexError, TypeError):
+                    why = "a body that is not a chat completion"
+            failures += 1
+            if failures > self.src.max_http_retries:
+                raise LLMCallError(f"{url}: {why}, {failures} time(s) (max_http_retries {self.src.max_http_retries})",
+                                   raw)
+            self.sleep(min(self.src.backoff_s * 2 ** (failures - 1), MAX_BACKOFF_S))

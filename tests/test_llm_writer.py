@@ -1,0 +1,404 @@
+"""The LLM script writer (issue #14) against a scripted OpenAI-compatible server on loopback.
+
+The server (http.server in a thread, started by each test) answers /v1/chat/completions with valid
+replies for the family its prompt asks for, or with a 429, a 5xx, a stall past the client timeout,
+malformed JSON, or a 400 refusing response_format, on a schedule. Everything else is real: the
+planners, the harness, composition, espeak, Parquet, `duplexsynth generate` and `validate`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generators.llm import (
+    FAMILIES,
+    LLMCallError,
+    LLMWriteError,
+    LLMWriter,
+    check_source,
+)
+from schemas.config import (
+    ConfigError,
+    RunConfig,
+    ScriptSourceConfig,
+    dump_config,
+    parse_config,
+)
+from schemas.language import language
+from schemas.script import Script
+
+SECRET = "sk-test-" + "9f3a1c77e2b04d5a"   # the API key: must reach the server and nowhere else
+KEY_ENV = "DUPLEXSYNTH_TEST_LLM_KEY"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _valid_reply(system: str, user: str) -> dict[str, Any]:
+    """A reply that passes the writer's checks for the family named in the prompt's JSON schema."""
+    title = json.loads(system[system.index("{"):system.rindex("}") + 1])["title"]
+    if title == "TurnTakingReply":
+        n = int(re.search(r"Write (\d)\s+exchange", user).group(1))   # type: ignore[union-attr]
+        ex = [{"user": "Could you help me plan dinner for tonight?",
+               "assistant": ["Of course, happy to help.", "A simple pasta with greens is quick and filling."]},
+              {"user": "And what should I cook tomorrow?",
+               "assistant": ["Tomorrow, try a rice bowl with roasted vegetables.", "It keeps well for lunch too."]}]
+        return {"exchanges": ex[:n]}
+    if title == "BackchannelReply":
+        return {"user": "How do I get better sleep?",
+                "assistant": ["Keep a steady bedtime, even on weekends.", "Dim the lights, and put the phone away.",
+                              "A cool room helps, and so does a short walk in the day."],
+                "backchannels": ["mm-hmm", "right"]}
+    if title in ("OtherDirectedReply", "BackgroundReply"):
+        field, lines = (("asides", ["Can you grab my keys?", "Just a minute, I'm on a call."])
+                        if title == "OtherDirectedReply" else ("background", ["And now, the local news at noon."]))
+        return {"user": "What should I pack for a day hike?",
+                "assistant": ["Bring plenty of water, and a light snack.", "A warm layer helps, even in summer.",
+                              "Good shoes matter most, so wear ones you know."], field: lines}
+    if title == "DiscardReply":
+        n = int(re.search(r'"followup" holds (\d)', user).group(1))   # type: ignore[union-attr]
+        return {"user": "Tell me about growing tomatoes.",
+                "answer": ["Tomatoes like a sunny spot.", "Water them deeply, but not too often.",
+                           "Tie the stems to a stake as they grow."],
+                "stop": "Okay, stop there.", "ack": "Sure, I'll leave it there.",
+                "followup": [{"user": "Can you suggest a good podcast?",
+                              "assistant": ["Try a short daily news show.", "It fits a coffee break."]}][:n]}
+    if title == "PauseReply":
+        return {"user": "Could you tell me a quick way to clean a cast iron pan?",
+                "assistant": ["Rinse it with hot water, and scrub with salt.", "Dry it well, then rub in a little oil."]}
+    if title == "ParkReply":
+        n = int(re.search(r'"resume_prefix" holds (\d)', user).group(1))   # type: ignore[union-attr]
+        return {"user": "How do I start a small herb garden?",
+                "answer": ["Pick a sunny windowsill first.", "Basil and mint are easy to start with.",
+                           "Water them when the soil feels dry."],
+                "new_request": "Wait, what time is it in Tokyo right now?",
+                "new_answer": ["I can't check the clock from here.", "Your phone's world clock will show it."],
+                "resume_prefix": ["Anyway, back to your herbs."][:n]}
+    if title == "RepairReply":
+        return {"user": "Can you plan a short run for this morning?",
+                "answer": ["Sure, start with an easy warm up.", "Then run at a steady pace for a while.",
+                           "Finish with a slow walk and some stretching."],
+                "correction": "Sorry, I meant this evening, not this morning.",
+                "repair_ack": "Got it, this evening then.",
+                "repaired": ["Sure, start with an easy warm up after work.", "Then run at a steady pace before dinner.",
+                             "Finish with a slow walk and some stretching."]}
+    if title == "DelegationReply":
+        request = re.search(r'means the same as: "(.*?)"\.\n', user, re.DOTALL).group(1)   # type: ignore[union-attr]
+        result = re.search(r'Tool result: "(.*)"', user, re.DOTALL).group(1)   # type: ignore[union-attr]
+        elements = language("en").sentence_elements([result])[:3]
+        return {"user": request, "ack": "On it, give me a moment.", "relay": elements}
+    raise AssertionError(f"no scripted reply for {title}")
+
+
+class ScriptedServer:
+    """An OpenAI-compatible chat-completions endpoint on 127.0.0.1 with a schedule of misbehaviour.
+
+    `schedule` is consumed one action per request (then every request is answered "valid");
+    `fail_seeds` are request seeds answered with malformed JSON every time. Every request is kept.
+    """
+
+    def __init__(self, schedule: list[str] | None = None, fail_seeds: set[int] | None = None,
+                 stall_s: float = 1.5, refuses_response_format: bool = False):
+        self.schedule = list(schedule or [])
+        self.fail_seeds = fail_seeds or set()
+        self.stall_s = stall_s
+        self.refuses_response_format = refuses_response_format
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append({"path": self.path, "body": body,
+                                            "auth": self.headers.get("Authorization")})
+                    action = server.schedule.pop(0) if server.schedule else "valid"
+                server.answer(self, body, action)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def answer(self, h: BaseHTTPRequestHandler, body: dict[str, Any], action: str) -> None:
+        if self.refuses_response_format and "response_format" in body:
+            return self._send(h, 400, {"error": {"message": "response_format json_schema is not supported"}})
+        if action == "429":
+            return self._send(h, 429, {"error": {"message": "rate limited"}})
+        if action == "500":
+            return self._send(h, 500, {"error": {"message": "overloaded"}})
+        if action == "timeout":
+            time.sleep(self.stall_s)
+            return self._send(h, 504, {"error": {"message": "too late"}})
+        msgs = body["messages"]
+        if action == "malformed" or body.get("seed") in self.fail_seeds:
+            content = '{"user": "half a reply", "assistant": ['   # cut off mid-object
+        else:
+            content = json.dumps(_valid_reply(msgs[0]["content"], msgs[1]["content"]))
+            if action == "fenced":   # the chat habit of wrapping JSON in a code fence with a remark
+                content = f"Here you go:\n```json\n{content}\n```"
+        self._send(h, 200, {"id": "cmpl-1", "object": "chat.completion", "model": body["model"],
+                            "choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": content}}]})
+
+    @staticmethod
+    def _send(h: BaseHTTPRequestHandler, code: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            h.send_response(code)
+            h.send_header("Content-Type", "application/json")
+            h.send_header("Content-Length", str(len(data)))
+            h.end_headers()
+            h.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):   # the client gave up (a timeout): nothing to send
+            pass
+
+    def __enter__(self) -> ScriptedServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _source(url: str, **kw: Any) -> ScriptSourceConfig:
+    base = {"kind": "llm", "base_url": url, "model": "scripted-test-model", "api_key_env": KEY_ENV,
+            "timeout_s": 0.5, "max_retries": 2, "max_http_retries": 3, "backoff_s": 0.01}
+    return ScriptSourceConfig.model_validate({**base, **kw})
+
+
+@pytest.fixture
+def key_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    yield
+
+
+# ------------------------------------------------------------------------------------------ config
+
+def test_procedural_default_dumps_and_hashes_as_before() -> None:
+    cfg = RunConfig()
+    assert "script_source" not in cfg.model_dump(mode="json")
+    assert "script_source" not in dump_config(cfg)
+    explicit = parse_config({"script_source": {"kind": "procedural"}})
+    assert explicit.config_hash() == cfg.config_hash()
+    llm = parse_config({"script_source": {"kind": "llm", "base_url": "http://127.0.0.1:1/v1", "model": "m"}})
+    assert llm.config_hash() != cfg.config_hash()
+    assert parse_config(yaml.safe_load(dump_config(llm))) == llm   # a dumped llm config loads again
+
+
+@pytest.mark.parametrize("source, field", [
+    ({"kind": "llm", "model": "m"}, "base_url is required"),
+    ({"kind": "llm", "base_url": "ftp://host", "model": "m"}, "script_source.base_url"),
+    ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "temperature": 5}, "script_source.temperature"),
+    ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "api_key_env": SECRET}, "script_source.api_key_env"),
+    ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "max_retries": -1}, "script_source.max_retries"),
+    ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "timeout_s": 0}, "script_source.timeout_s"),
+    ({"kind": "procedural", "model": "m"}, "model is only for kind llm"),
+    ({"kind": "gpt"}, "script_source.kind"),
+])
+def test_bad_source_refused_in_one_line_naming_the_field(source: dict[str, Any], field: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config({"script_source": source})
+    assert field in str(err.value) and "\n" not in str(err.value)
+
+
+def test_llm_run_refuses_families_without_a_prompt() -> None:
+    src = {"kind": "llm", "base_url": "http://h/v1", "model": "m"}
+    with pytest.raises(ConfigError, match="scenarios: .*pause"):
+        check_source(parse_config({"script_source": src}))
+    check_source(parse_config({"script_source": src, "scenarios": {s: 1.0 for s in FAMILIES}}))
+
+
+# ------------------------------------------------------------------------------------------ writer
+
+def _writer(url: str, cache: Path, **kw: Any) -> LLMWriter:
+    return LLMWriter(_source(url, **kw), cache)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_each_family_writes_the_planners_script(family: str, tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer() as srv:
+        script, prov = _writer(srv.base_url, tmp_path).write(family, 1234, cfg.timing, "en", cfg.harness)
+    assert isinstance(script, Script) and script.scenario == family and script.seed == 1234
+    assert prov.model == "scripted-test-model" and len(prov.calls) == 1
+    assert json.loads(prov.calls[0].response)   # the raw reply, as sent
+    req = srv.requests[0]["body"]
+    assert req["response_format"]["type"] == "json_schema" and req["seed"] == 1234
+    assert srv.requests[0]["auth"] == f"Bearer {SECRET}"
+    # the planners' machinery did the timing: a cut-in on the repaired answer, backchannels placed on it
+    if family == "interruption_repair":
+        assert script.turns[1].interruption is not None and script.turns[2].continuation is not None
+    if family in ("backchannel", "other_directed", "background_speech"):   # event kind = family name
+        assert script.turns[1].overlays and all(o.kind == family for o in script.turns[1].overlays)
+    if family == "pause":
+        assert script.turns[0].pause is not None
+    if family == "interruption_park" and len(script.turns) == 4:
+        assert script.turns[3].continuation is not None and script.turns[3].continuation.of_turn == script.turns[1].id
+    if family == "interruption_discard":
+        cut = script.turns[1].interruption
+        assert cut is not None and cut.action == "discard" and len(script.turns) in (3, 5)
+    if family == "delegation":
+        d = script.turns[1].delegate
+        assert d is not None and script.turns[2].ref == d.task_id and d.result
+
+
+@pytest.mark.parametrize("family, lengths", [("interruption_discard", {3, 5}), ("interruption_park", {3, 4})])
+def test_optional_turns_follow_the_prompt_draw(family: str, lengths: set[int], tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer() as srv:
+        w = _writer(srv.base_url, tmp_path)
+        seen = {len(w.write(family, s, cfg.timing)[0].turns) for s in range(12)}
+    assert seen == lengths
+
+
+def test_prompt_draws_follow_the_seed(tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer() as srv:
+        w = _writer(srv.base_url, tmp_path)
+        drawn = [w.write("turn_taking", s, cfg.timing)[1].prompt for s in (1, 2, 3, 4, 5, 6, 1)]
+    assert drawn[0] == drawn[-1]
+    assert len({(d["persona"], d["register"], d["domain"]) for d in drawn}) > 1
+
+
+def test_retries_then_cache_makes_a_rerun_call_free(tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer(["429", "timeout", "500", "malformed"]) as srv:
+        script, prov = _writer(srv.base_url, tmp_path).write("backchannel", 77, cfg.timing)
+        calls = len(srv.requests)
+        again, prov2 = _writer(srv.base_url, tmp_path).write("backchannel", 77, cfg.timing)
+        assert len(srv.requests) == calls   # the rerun read every response from the cache
+    assert calls == 5   # 429, stall, 500: retried (http); malformed: re-asked with the error; then valid
+    assert len(prov.calls) == 2 and prov.calls[0].response.startswith('{"user": "half')
+    feedback = srv.requests[-1]["body"]["messages"]
+    assert feedback[-1]["role"] == "user" and "could not be used" in feedback[-1]["content"]
+    assert feedback[-2] == {"role": "assistant", "content": prov.calls[0].response}
+    assert again.model_dump_json() == script.model_dump_json() and prov2 == prov
+
+
+def test_invalid_after_retries_fails_with_the_raw_response(tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer(["malformed"] * 10) as srv:
+        with pytest.raises(LLMWriteError) as err:
+            _writer(srv.base_url, tmp_path, max_retries=1).write("turn_taking", 5, cfg.timing)
+    assert len(srv.requests) == 2
+    assert "no valid script after 2 attempt(s)" in str(err.value) and '"half a reply"' in str(err.value)
+
+
+def test_fenced_reply_is_repaired_and_wrong_language_is_fed_back(tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer(["fenced"]) as srv:
+        _, prov = _writer(srv.base_url, tmp_path / "a").write("pause", 8, cfg.timing)
+    assert len(prov.calls) == 1 and prov.calls[0].response.startswith("Here you go")
+    with ScriptedServer() as srv:   # English words for a Mandarin trajectory: refused, said why, re-asked
+        with pytest.raises(LLMWriteError, match="not written in Mandarin Chinese"):
+            _writer(srv.base_url, tmp_path / "b", max_retries=1).write("pause", 8, cfg.timing, "zh")
+    assert len(srv.requests) == 2 and "Mandarin" in srv.requests[0]["body"]["messages"][0]["content"]
+    assert "not written in Mandarin Chinese" in srv.requests[1]["body"]["messages"][-1]["content"]
+
+
+def test_dead_or_slow_endpoint_fails_bounded(tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer(["timeout"] * 10, stall_s=2.0) as srv:
+        t0 = time.monotonic()
+        with pytest.raises(LLMCallError, match="max_http_retries 1"):
+            _writer(srv.base_url, tmp_path, timeout_s=0.3, max_http_retries=1).write("turn_taking", 5, cfg.timing)
+        assert time.monotonic() - t0 < 3.0 and len(srv.requests) == 2
+    with pytest.raises(LLMCallError, match="URLError"):
+        _writer(srv.base_url, tmp_path, max_http_retries=0).write("turn_taking", 6, cfg.timing)   # closed port
+
+
+def test_server_without_structured_output_falls_back_to_parsing(tmp_path: Path, key_env: None) -> None:
+    cfg = RunConfig()
+    with ScriptedServer(refuses_response_format=True) as srv:
+        script, _ = _writer(srv.base_url, tmp_path).write("interruption_repair", 9, cfg.timing)
+    assert [("response_format" in r["body"]) for r in srv.requests] == [True, False]
+    assert script.turns[2].continuation is not None
+
+
+def test_missing_key_env_fails_without_calling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    with ScriptedServer() as srv:
+        with pytest.raises(LLMCallError, match=f"{KEY_ENV} is not set"):
+            _writer(srv.base_url, tmp_path).write("turn_taking", 5, RunConfig().timing)
+    assert srv.requests == []
+
+
+# ------------------------------------------------------------------------------------------ end to end
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jobs.cli", *args], check=False, cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+def _shard_shas(out: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((out / "shards").glob("*.parquet"))}
+
+
+def test_generate_and_validate_end_to_end(tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "L"
+    with ScriptedServer(["429", "malformed"]) as srv:
+        cfg_data = {"num": 8, "shard_size": 4, "seed": 3, "scenarios": {s: 1.0 for s in FAMILIES},
+                    "script_source": {"kind": "llm", "base_url": srv.base_url, "model": "scripted-test-model",
+                                      "api_key_env": KEY_ENV, "timeout_s": 5.0, "backoff_s": 0.01, "max_retries": 1}}
+        from generators.registry import trajectory_seed
+        fail_seed = trajectory_seed(3, 5) % 2**31   # trajectory 5 gets malformed JSON every time
+        srv.fail_seeds = {fail_seed}
+        (tmp_path / "llm.yaml").write_text(yaml.safe_dump(cfg_data))
+        env = {**os.environ, KEY_ENV: SECRET}
+        gen = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--workers", "1",
+                   "--no-progress", env=env)
+        assert gen.returncode in (0, 3), gen.stderr[-3000:]
+        first_calls = len(srv.requests)
+        shas = _shard_shas(out)
+
+        val = _cli("validate", str(out), env=env)
+        assert val.returncode == 0, val.stdout[-3000:] + val.stderr[-3000:]
+
+        rows = pq.read_table(out / "shards").to_pylist()
+        failed = pq.read_table(out / "failed").to_pylist()
+        assert len(rows) == 7 and [f["index"] for f in failed] == [5]
+        assert "no valid script after 2 attempt(s)" in failed[0]["error"] and "half a reply" in failed[0]["error"]
+        for r in rows:
+            src = json.loads(r["meta"])["script_source"]
+            assert src["model"] == "scripted-test-model" and src["calls"]
+            assert all(len(c["prompt_sha256"]) == 64 and c["response"] for c in src["calls"])
+        from generators.registry import scenario_for
+        planned = [scenario_for(j, 3, {f: 1.0 for f in FAMILIES}) for j in range(8)]
+        assert [r["scenario"] for r in rows] == planned[:5] + planned[6:] and failed[0]["scenario"] == planned[5]
+        assert len(set(planned)) >= 6
+        assert all(r["auth"] == f"Bearer {SECRET}" for r in srv.requests)
+        for p in out.rglob("*"):   # the key is nowhere in the output folder (config, manifest, rows, cache)
+            assert not p.is_file() or SECRET.encode() not in p.read_bytes(), p
+
+        # a rerun from the cache: every shard redone, no call, identical bytes
+        shutil.rmtree(out / "shards")
+        shutil.rmtree(out / "summaries")
+        again = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--workers", "1",
+                     "--no-progress", env=env)
+        assert again.returncode in (0, 3), again.stderr[-3000:]
+        redone = pq.read_table(out / "failed").to_pylist()
+        assert [f["index"] for f in redone] == [5], [f["error"][:300] for f in redone]
+        assert srv.requests[first_calls:] == []   # every response, the failed trajectory's too, was cached
+        assert _shard_shas(out) == shas
