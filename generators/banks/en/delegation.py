@@ -23,7 +23,10 @@ def say_time(rng: Rng, hhmm: str) -> str:
 
 
 def _round(x: float, decimals: int) -> Decimal:
-    return Decimal(str(x)).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
+    """Half up from the value the float stands for: 180.39 / 6 is 30.064999999999998 as a float but
+    30.065 exactly, which rounds to 30.07 (so float noise is dropped at 9 places first)."""
+    exact = Decimal(str(x)).quantize(Decimal(1).scaleb(-9))
+    return exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
 def say_number(x: float, decimals: int = 2) -> str:
