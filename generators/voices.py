@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from generators import voice_bank as vb
-from schemas.config import VoicesConfig
+from schemas.config import SUPPORTED_LANGUAGES, VoicesConfig
 from schemas.script import VoiceSpec
 
 
@@ -34,7 +34,7 @@ def _specs(code: str, role: vb.Role) -> tuple[VoiceSpec, ...]:
 
 # The default pools of each language: the voice bank's voices with that `default_role`, in bank order.
 VOICE_POOLS: dict[str, VoicePools] = {
-    code: VoicePools(assistant=_specs(code, "assistant"), people=_specs(code, "people")) for code in ("en", "zh")
+    code: VoicePools(assistant=_specs(code, "assistant"), people=_specs(code, "people")) for code in SUPPORTED_LANGUAGES
 }
 ASSISTANT_VOICES, PEOPLE_VOICES = VOICE_POOLS["en"].assistant, VOICE_POOLS["en"].people
 ASSISTANT_VOICES_ZH, PEOPLE_VOICES_ZH = VOICE_POOLS["zh"].assistant, VOICE_POOLS["zh"].people

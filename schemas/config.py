@@ -10,6 +10,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFun
                       StrictInt, Tag, ValidationError, field_validator, model_serializer, model_validator)
 
 from schemas.errors import UsageError
+from schemas.language import LANGUAGES
 
 class Scenario(StrEnum):
     """A scenario family: the `scenario` column and the keys of `RunConfig.scenarios`."""
@@ -38,9 +39,9 @@ SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION)
 
 
-# The languages the text banks (generators/banks) are written in; `language` (or every key of
-# `languages`) must be one of them.
-SUPPORTED_LANGUAGES: tuple[str, ...] = ("en", "zh")
+# The languages with a `schemas.language.Language` (each has a bank in generators/banks/<code>/);
+# `language` (or every key of `languages`) must be one of them.
+SUPPORTED_LANGUAGES: tuple[str, ...] = tuple(LANGUAGES)
 # Sample rates the pipeline renders and `duplexsynth validate` passes (measured at 16, 22.05, 24, 32,
 # 44.1 and 48 kHz; espeak's native 22050 Hz is resampled by soxr, as noise files and RIRs are).
 # Nothing below 16 kHz: the speech tokenizer and the trainer's audio encoder hear 16 kHz audio, and
