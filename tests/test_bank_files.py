@@ -348,7 +348,7 @@ def test_delegation_unknown_keys(tmp_path: Path) -> None:
 
 def test_delegation_shared_phrase_with_a_task_slot_it_cannot_have(tmp_path: Path) -> None:
     folder = copy_bank(tmp_path)
-    mutate(folder, "delegation.yaml", "- '[Done|Okay], {short} is cancelled.'", "- '[Done|Okay], {city} is cancelled.'")
+    mutate(folder, "delegation.yaml", "- '[Done|Okay], that''s {short} cancelled.'", "- '[Done|Okay], that''s {city} cancelled.'")
     msg = load_error(folder)
     assert "delegation.yaml: cancel.ack[1]" in msg and "unknown slot {city}" in msg, msg
 
