@@ -46,6 +46,8 @@ SITUATIONS: dict[str, tuple[str, int]] = {
     "pause": ("pause", 1),
     "other_directed": ("other_directed", 1),
     "background_speech": ("background_speech", 1),
+    # an assistant turn that asks the user something (a timer's small talk asks now and then)
+    "assistant_question": ("proactive_timer", 4),
 }
 DATASET_FAMILIES: tuple[str, ...] = ("turn_taking", "backchannel", "interruption_discard", "delegation")
 

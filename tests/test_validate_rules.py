@@ -197,8 +197,9 @@ def m_rule7_continuation(g):
 
 
 def m_rule7_question(g):
-    row = g.situation("proactive_timer")
-    q = next(e for e in row.events if e.kind == "assistant_turn" and e.text.rstrip().endswith("?"))
+    row = g.situation("assistant_question")
+    q = next((e for e in row.events if e.kind == "assistant_turn" and e.text.rstrip().endswith("?")), None)
+    assert q is not None, f"{row.id}: no assistant question: the fixture no longer has its situation"
     row.units[(int(round(q.end_s * 16000)) - 1) // 16000 - 1].turn_eos = False
     return row, {"rule7_question_ends_turn", "labels_derived"}    # turn_eos is derived from the turn too
 
