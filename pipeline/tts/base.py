@@ -125,10 +125,11 @@ def loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: fl
 
 
 def level_and_trim(native: np.ndarray, native_rate: int, sr: int, target_rms_dbfs: float, peak_limit: float,
-                   engine: str, text: str) -> tuple[np.ndarray, np.ndarray, int]:
+                   engine: str, text: str, hint: str = "") -> tuple[np.ndarray, np.ndarray, int]:
     """An engine's float audio resampled to ``sr`` (soxr HQ), levelled by ``loudness_gain`` and
     trimmed below ``SILENCE_DBFS`` at both ends: (audio, indices of its loud samples, samples cut
-    at the start, at ``sr``). Raises ValueError when the engine said nothing audible."""
+    at the start, at ``sr``). Raises ValueError when the engine said nothing audible (``hint``
+    follows the message)."""
     import soxr
 
     x = np.asarray(native, dtype=np.float32)
@@ -136,11 +137,11 @@ def level_and_trim(native: np.ndarray, native_rate: int, sr: int, target_rms_dbf
         x = soxr.resample(x, native_rate, sr, quality="HQ")
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0 or not np.any(x):
-        raise ValueError(f"{engine} produced no audio for text {text[:80]!r}")
+        raise ValueError(f"{engine} produced no audio for text {text[:80]!r}{hint}")
     y = (x * loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
     loud = np.flatnonzero(np.abs(y) >= np.float32(10 ** (SILENCE_DBFS / 20)))
     if loud.size == 0:
-        raise ValueError(f"{engine} produced only silence for text {text[:80]!r}")
+        raise ValueError(f"{engine} produced only silence for text {text[:80]!r}{hint}")
     first, last = int(loud[0]), int(loud[-1])
     return np.ascontiguousarray(y[first : last + 1]), loud - first, first
 

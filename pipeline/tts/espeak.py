@@ -48,12 +48,11 @@ from typing import Any
 
 import espeakng_loader
 import numpy as np
-import soxr
 
 from schemas.language import Language, language
 from schemas.script import VoiceSpec
 
-from .base import SILENCE_DBFS, Synthesis, loudness_gain
+from .base import SILENCE_DBFS, Synthesis, level_and_trim
 from .spoken import SpokenForm, spoken_form, word_timings
 
 __all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices", "SILENCE_DBFS"]
@@ -422,22 +421,9 @@ def _dist_version(dist: str) -> str | None:
 def _postprocess(form: SpokenForm, native: _NativeResult, sr: int, target_rms_dbfs: float,
                  peak_limit: float) -> Synthesis:
     """Resample, level and trim espeak's audio; time the written tokens through ``form``."""
-    text = form.text
-    x = native.samples.astype(np.float32) / 32768.0
-    if sr != native.native_rate:
-        x = soxr.resample(x, native.native_rate, sr, quality="HQ")
-    x = np.asarray(x, dtype=np.float64)
-    if x.size == 0 or not np.any(x):
-        raise ValueError(f"espeak-ng produced no audio for text {text[:80]!r} (nothing pronounceable?)")
-    y = (x * loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
-
-    loud = np.flatnonzero(np.abs(y) >= np.float32(10 ** (SILENCE_DBFS / 20)))
-    if loud.size == 0:
-        raise ValueError(f"espeak-ng produced only silence for text {text[:80]!r} (nothing pronounceable?)")
-    first, last = int(loud[0]), int(loud[-1])
-    y = np.ascontiguousarray(y[first : last + 1])
+    y, loud, first = level_and_trim(native.samples.astype(np.float32) / 32768.0, native.native_rate, sr,
+                                    target_rms_dbfs, peak_limit, "espeak-ng", form.text, " (nothing pronounceable?)")
     n = len(y)
-    loud = loud - first
 
     def at(ms: int) -> int:
         return min(max(round(ms * sr / 1000) - first, 0), n)
