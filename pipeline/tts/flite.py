@@ -24,7 +24,6 @@ import ctypes.util
 import hashlib
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 from schemas.language import ENGLISH
@@ -32,11 +31,11 @@ from schemas.script import VoiceSpec
 
 from .base import SILENCE_DBFS, Synthesis, deb_version, dist_version, end_at_phonemes, level_and_trim
 from .spoken import spoken_form, word_timings
-from .worker import EngineProcess
+from .worker import NATIVE_WORKER, NativeEngineBackend
 
 __all__ = ["FLITE_VOICES", "FliteBackend", "FliteUnavailable", "WORKER", "flite_available"]
 
-WORKER = Path(__file__).with_name("native_worker.py")
+WORKER = NATIVE_WORKER
 PROTOCOL = 1
 FLITE_VOICES = ("slt", "awb", "rms")
 _BASE_RATE = 170.0   # VoiceSpec.rate at which flite speaks at its voice's own pace
@@ -51,40 +50,18 @@ def flite_available() -> bool:
     return ctypes.util.find_library("flite") is not None and ctypes.util.find_library("flite_cmu_us_slt") is not None
 
 
-class FliteBackend:
+class FliteBackend(NativeEngineBackend):
     """``TTSBackend`` over a flite worker process. Picklable: it holds settings; the process is per-process."""
 
-    name = "flite"
+    name, voices, label, worker_name = "flite", FLITE_VOICES, "a flite", "the flite worker"
 
-    def __init__(self, target_rms_dbfs: float = -20.0, peak_limit: float = 0.9) -> None:
-        self.target_rms_dbfs = float(target_rms_dbfs)
-        self.peak_limit = float(peak_limit)
-        self._engine = EngineProcess(WORKER, "the flite worker")
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)  # type: ignore[misc]
-
-    def __repr__(self) -> str:
-        return "FliteBackend()"
-
-    def close(self) -> None:
-        """End this process's worker (by its pid); the next synthesis starts a new one."""
-        self._engine.close()
+    def require_installed(self) -> None:
+        if not flite_available():
+            raise FliteUnavailable("libflite1 is not installed (scripts/setup.sh installs it)")
 
     def synthesize(self, text: str, voice: VoiceSpec, sample_rate: int) -> Synthesis:
         """Speak ``text`` with the flite voice ``voice.name``; see the module docstring for the contract."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"text to synthesize is empty or whitespace only: {text!r}")
-        engine, sep, name = voice.name.partition(":")
-        if engine != self.name or not sep or name not in FLITE_VOICES:
-            raise ValueError(f"voice {voice.name!r} is not a flite voice (expected flite:<{'|'.join(FLITE_VOICES)}>)")
-        if not 80 <= voice.rate <= 450:
-            raise ValueError(f"voice rate {voice.rate} wpm outside 80..450")
-        if not flite_available():
-            raise FliteUnavailable("libflite1 is not installed (scripts/setup.sh installs it)")
+        name = self.voice_of(text, voice)
         form = spoken_form(text, ENGLISH.code)
         request: dict[str, Any] = {"engine": "flite", "voice": name, "text": form.text, "stretch": round(_BASE_RATE / voice.rate, 6)}
         request["seed"] = int.from_bytes(hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()[:4], "big")

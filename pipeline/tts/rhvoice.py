@@ -35,11 +35,11 @@ from schemas.script import VoiceSpec
 
 from .base import SILENCE_DBFS, Synthesis, deb_version, dist_version, end_at_phonemes, level_and_trim
 from .spoken import spoken_form, word_timings
-from .worker import EngineProcess
+from .worker import NATIVE_WORKER, NativeEngineBackend
 
 __all__ = ["RHVOICE_VOICES", "RHVoiceBackend", "RHVoiceUnavailable", "rhvoice_available"]
 
-WORKER = Path(__file__).with_name("native_worker.py")
+WORKER = NATIVE_WORKER
 PROTOCOL = 1
 RHVOICE_VOICES = ("alan", "bdl", "clb", "slt")   # LGPL-2.1+ voices of rhvoice-english
 VOICE_DIR = Path("/usr/share/RHVoice/voices")
@@ -56,40 +56,18 @@ def rhvoice_available() -> bool:
     return ctypes.util.find_library("RHVoice") is not None and all((VOICE_DIR / v).is_dir() for v in RHVOICE_VOICES)
 
 
-class RHVoiceBackend:
+class RHVoiceBackend(NativeEngineBackend):
     """``TTSBackend`` over an RHVoice worker process. Picklable: it holds settings; the process is per-process."""
 
-    name = "rhvoice"
+    name, voices, label, worker_name = "rhvoice", RHVOICE_VOICES, "an RHVoice", "the RHVoice worker"
 
-    def __init__(self, target_rms_dbfs: float = -20.0, peak_limit: float = 0.9) -> None:
-        self.target_rms_dbfs = float(target_rms_dbfs)
-        self.peak_limit = float(peak_limit)
-        self._engine = EngineProcess(WORKER, "the RHVoice worker")
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(**state)  # type: ignore[misc]
-
-    def __repr__(self) -> str:
-        return "RHVoiceBackend()"
-
-    def close(self) -> None:
-        """End this process's worker (by its pid); the next synthesis starts a new one."""
-        self._engine.close()
+    def require_installed(self) -> None:
+        if not rhvoice_available():
+            raise RHVoiceUnavailable("librhvoice5 / rhvoice-english are not installed (scripts/setup.sh installs them)")
 
     def synthesize(self, text: str, voice: VoiceSpec, sample_rate: int) -> Synthesis:
         """Speak ``text`` with the RHVoice voice ``voice.name``; see the module docstring for the contract."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError(f"text to synthesize is empty or whitespace only: {text!r}")
-        engine, sep, name = voice.name.partition(":")
-        if engine != self.name or not sep or name not in RHVOICE_VOICES:
-            raise ValueError(f"voice {voice.name!r} is not an RHVoice voice (expected rhvoice:<{'|'.join(RHVOICE_VOICES)}>)")
-        if not 80 <= voice.rate <= 450:
-            raise ValueError(f"voice rate {voice.rate} wpm outside 80..450")
-        if not rhvoice_available():
-            raise RHVoiceUnavailable("librhvoice5 / rhvoice-english are not installed (scripts/setup.sh installs them)")
+        name = self.voice_of(text, voice)
         form = spoken_form(text, ENGLISH.code)
         request = {"engine": "rhvoice", "voice": name, "text": form.text,
                    "rate": round(min(1.0, max(-1.0, voice.rate / _BASE_RATE - 1.0)), 6),

@@ -1,4 +1,4 @@
-"""The client side of an engine that runs in a process of its own (Piper, flite).
+"""The client side of an engine that runs in a process of its own (Piper, flite, RHVoice).
 
 Why processes: an engine whose licence must stay at arm's length (Piper, GPL-3.0) or whose C
 state must not be shared (flite draws from libc ``rand``) runs as a script with the same Python,
@@ -24,7 +24,9 @@ from typing import IO, Any
 
 import numpy as np
 
-__all__ = ["EngineProcess", "end_process"]
+__all__ = ["EngineProcess", "NATIVE_WORKER", "NativeEngineBackend", "end_process"]
+
+NATIVE_WORKER = Path(__file__).with_name("native_worker.py")   # hosts flite and RHVoice over their C APIs
 
 
 class EngineProcess:
@@ -107,3 +109,50 @@ def end_process(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             pass
+
+
+class NativeEngineBackend:
+    """What the backends hosted by ``native_worker.py`` share (flite, RHVoice): only their settings are
+    pickled (each OS process starts its own worker), and a request is checked the same way before it
+    is sent. A subclass names its engine, its voices and how to say it is not installed."""
+
+    name: str = ""                 # the engine prefix of its voice ids ("flite" in "flite:slt")
+    voices: tuple[str, ...] = ()
+    label: str = ""                # for errors: "a flite", "an RHVoice"
+    worker_name: str = ""          # "the flite worker"
+    rate_range: tuple[int, int] = (80, 450)   # VoiceSpec.rate in wpm
+
+    def __init__(self, target_rms_dbfs: float = -20.0, peak_limit: float = 0.9) -> None:
+        self.target_rms_dbfs = float(target_rms_dbfs)
+        self.peak_limit = float(peak_limit)
+        self._engine = EngineProcess(NATIVE_WORKER, self.worker_name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def close(self) -> None:
+        """End this process's worker (by its pid); the next synthesis starts a new one."""
+        self._engine.close()
+
+    def require_installed(self) -> None:
+        """Raise the engine's own error when its library or voices are missing."""
+        raise NotImplementedError
+
+    def voice_of(self, text: str, voice: Any) -> str:
+        """The engine's voice name for ``voice.name`` ("flite:slt" -> "slt"), after checking the request."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"text to synthesize is empty or whitespace only: {text!r}")
+        engine, sep, name = voice.name.partition(":")
+        if engine != self.name or not sep or name not in self.voices:
+            raise ValueError(f"voice {voice.name!r} is not {self.label} voice (expected {self.name}:<{'|'.join(self.voices)}>)")
+        lo, hi = self.rate_range
+        if not lo <= voice.rate <= hi:
+            raise ValueError(f"voice rate {voice.rate} wpm outside {lo}..{hi}")
+        self.require_installed()
+        return name
