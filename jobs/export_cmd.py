@@ -1,4 +1,9 @@
-"""`duplexsynth export DIR --tokenizer PATH --out TRAIN_DIR`: training shards for the bundled trainer."""
+"""`duplexsynth export DIR [--format trainer|moshi|lhotse] --out OUT`: the dataset in a consumer's layout.
+
+`trainer` (default): training shards for the bundled trainer (jobs/export.py). `moshi`:
+moshi-finetune's stereo wavs, alignments and index (jobs/export_moshi.py). `lhotse`: a Lhotse Shar
+CutSet and a NeMo manifest (jobs/export_lhotse.py). Each format has its own module.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,16 +12,23 @@ import sys
 
 from schemas.protocol import CHUNK_EOS
 
+FORMATS = ("trainer", "moshi", "lhotse")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     from jobs.dataset_reader import ALLOW_INCOMPLETE_HELP
 
     p = subparsers.add_parser(
-        "export", help="export trajectory shards as training shards (unit layout, loss mask, audio)",
-        description="Tokenise trajectories into the trainer's unit layout (DESIGN §3) with a per-token "
-                    "loss mask and 16 kHz user audio; writes TRAIN_DIR/{train,val}, the extended "
-                    "tokenizer and a manifest.")
+        "export", help="export trajectory shards for a trainer: ours (default), moshi-finetune, Lhotse/NeMo",
+        description="--format trainer (default): tokenise trajectories into the trainer's unit layout "
+                    "(DESIGN §3) with a per-token loss mask and 16 kHz user audio; writes TRAIN_DIR/{train,val}, "
+                    "the extended tokenizer and a manifest. --format moshi: moshi-finetune's stereo 24 kHz wavs, "
+                    "word alignments and jsonl index. --format lhotse: a Lhotse Shar CutSet (two-channel cuts, "
+                    "supervisions with word alignments) and a NeMo manifest. The options from --tokenizer to "
+                    "--no-chunk-eos-loss and --workers are the trainer format's.")
     p.add_argument("dir", help="generator output folder (manifest.json + shards)")
+    p.add_argument("--format", choices=FORMATS, default="trainer",
+                   help="trainer (default): our training shards; moshi: moshi-finetune; lhotse: Lhotse Shar + NeMo")
     p.add_argument("--tokenizer", default="minicpm-o45",
                    help="tokenizer.json (or its folder), or 'minicpm-o45' for the MiniCPM-o 4.5 tokenizer "
                         "bundled in minicpm-o5-sdk (default)")
@@ -26,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "unnamed families keep 1)")
     p.add_argument("--val-fraction", type=float, default=0.05, help="per-family validation share (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the mix (default 0)")
-    p.add_argument("--rows-per-shard", type=int, default=256)
+    p.add_argument("--rows-per-shard", type=int, default=256,
+                   help="rows per training shard, or cuts per Shar shard with --format lhotse (default 256)")
     p.add_argument("--audio", choices=("flac", "mel"), default="flac",
                    help="flac: 16 kHz FLAC, features in the loader (default); mel: precomputed fp16 log-mel")
     p.add_argument("--image-tokens", type=int, default=64, help="image embeddings per frame (Omni rows)")
@@ -40,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.format != "trainer":
+        return run_consumer(args)
     from jobs.cli import one_line
     from jobs.export import ExportError, ExportOptions, export, parse_mix
     from model.protocol import ProtocolError
@@ -65,4 +80,36 @@ def run(args: argparse.Namespace) -> int:
     print(json.dumps({"out": args.out, "train_rows": sp["train"].get("rows", 0), "train_samples": sp["train"].get("samples", 0),
                       "val_rows": sp["val"].get("rows", 0), "vocab_size": m["tokenizer"]["vocab_size"],
                       "tokens": sp["train"].get("tokens", 0), "elapsed_s": m["elapsed_s"]}))
+    return 0
+
+
+def run_consumer(args: argparse.Namespace) -> int:
+    """--format moshi|lhotse: convert row by row; a row that cannot be converted is a failure record."""
+    from jobs.cli import one_line
+    from jobs.export import ExportError
+    from jobs.export_common import FAILED_NAME, export_format
+
+    if args.rows_per_shard < 1:
+        print("error: export refused: --rows-per-shard must be >= 1", file=sys.stderr)
+        return 2
+    if args.format == "moshi":
+        from jobs.export_moshi import FORMAT, MoshiWriter
+        fmt, make_writer = FORMAT, MoshiWriter
+    else:
+        from jobs.export_lhotse import FORMAT, LhotseWriter
+        fmt, make_writer = FORMAT, lambda stage: LhotseWriter(stage, args.rows_per_shard)
+    try:
+        summary = export_format(args.dir, args.out, format=fmt, make_writer=make_writer, overwrite=args.overwrite,
+                                allow_incomplete=args.allow_incomplete, progress=sys.stderr.isatty())
+    except ExportError as err:
+        print(f"error: export refused: {one_line(str(err))}", file=sys.stderr)
+        return 2
+    if summary.skipped_line:
+        print(summary.skipped_line, file=sys.stderr)
+    if summary.failed:
+        shown = "; ".join(f"{f['id']}: {f['error']}" for f in summary.failed[:3])
+        more = len(summary.failed) - 3
+        print(f"warning: {len(summary.failed)} row(s) could not be converted (listed in {args.out}/{FAILED_NAME}): "
+              f"{shown}" + (f"; ... and {more} more" if more > 0 else ""), file=sys.stderr)
+    print(json.dumps(summary.as_json()))
     return 0

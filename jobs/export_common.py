@@ -1,0 +1,203 @@
+"""What the consumer-format exports (`--format moshi`, `--format lhotse`) share.
+
+One export reads the source folder once, row after row (jobs/dataset_reader.py checks it first:
+strict unless `--allow-incomplete`), hands each row to the format's writer, and keeps going when
+a row cannot be converted: that row becomes a record in ``OUT/failed.json`` (id, index, reason).
+Everything is written into a staging folder beside ``OUT`` and renamed to ``OUT`` at the end, so a
+consumer never sees half an export; a failed export removes its staging folder. ``OUT`` must be
+absent or empty, or an earlier export of the same format with ``--overwrite``
+(jobs/export.check_output_folder, the rule the trainer export follows too).
+
+    OUT/manifest.json    format, source (folder, manifest sha256, shards), rows, failed, hours, the format's layout
+    OUT/failed.json      [{id, index, error}] for every row that could not be converted ([] when none)
+    OUT/...              the format's own files
+
+The failure list is JSON, not JSON lines, on purpose: moshi-finetune takes every ``*jsonl`` file
+under a data folder as an index.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from jobs.dataset_reader import DatasetError, DatasetReader
+from jobs.export import ExportError, check_output_folder
+from pipeline.io import sha256_file
+from schemas.vocab import Role
+
+# The two-channel exports keep moshi-finetune's order: channel 0 is what the assistant played,
+# channel 1 what its microphone heard (user, other-directed and background speech, noise).
+ASSISTANT_CHANNEL, USER_CHANNEL = 0, 1
+AUDIO_COLUMNS = {ASSISTANT_CHANNEL: "assistant_audio", USER_CHANNEL: "user_audio"}
+FAILED_NAME = "failed.json"
+MANIFEST_NAME = "manifest.json"
+_PROGRESS_EVERY = 8   # rows between progress-line updates
+
+
+class RowFailed(Exception):
+    """This row cannot be converted; the message is the reason kept in the failure record."""
+
+
+def channel_of(role: str) -> int:
+    """The channel a speaker is heard on: the assistant's own, or the microphone's."""
+    return ASSISTANT_CHANNEL if role == Role.ASSISTANT else USER_CHANNEL
+
+
+class FormatWriter(Protocol):
+    """One format's writer, created on the staging folder."""
+
+    def add(self, row: dict[str, Any]) -> None:
+        """Convert and write one trajectory row; raise RowFailed (nothing written) when it cannot."""
+
+    def close(self) -> dict[str, Any]:
+        """Finish the format's files; return what the manifest says about its layout."""
+
+
+@dataclass
+class ExportSummary:
+    out: Path
+    format: str
+    rows: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    audio_s: float = 0.0
+    elapsed_s: float = 0.0
+    skipped_line: str = ""    # what --allow-incomplete left out of the source, "" when it is whole
+
+    def as_json(self) -> dict[str, Any]:
+        return {"out": str(self.out), "format": self.format, "rows": self.rows, "failed": len(self.failed),
+                "hours": round(self.audio_s / 3600, 4), "elapsed_s": round(self.elapsed_s, 2)}
+
+
+def session_audio(row: dict[str, Any]) -> tuple[dict[int, np.ndarray], int]:
+    """Both audio columns decoded (float32 mono per channel) and checked against the row's units."""
+    import soundfile as sf
+
+    sr = int(row["sample_rate"])
+    expect = int(round(len(row["units"]) * float(row["unit_s"]) * sr))
+    out: dict[int, np.ndarray] = {}
+    for ch, col in AUDIO_COLUMNS.items():
+        blob = (row.get(col) or {}).get("bytes")
+        if not blob:
+            raise RowFailed(f"{col} has no bytes")
+        try:
+            x, got_sr = sf.read(io.BytesIO(blob), dtype="float32", always_2d=True)
+        except (sf.LibsndfileError, RuntimeError, ValueError) as err:
+            raise RowFailed(f"{col} does not decode ({err})") from None
+        if got_sr != sr or x.shape[1] != 1 or x.shape[0] != expect:
+            raise RowFailed(f"{col} holds {x.shape[0]} samples x {x.shape[1]} channel(s) at {got_sr} Hz; the row "
+                            f"needs {expect} x 1 at {sr} Hz ({len(row['units'])} units x {row['unit_s']} s)")
+        out[ch] = x[:, 0]
+    return out, sr
+
+
+def words_by_event(row: dict[str, Any], duration_s: float) -> dict[str, list[dict[str, Any]]]:
+    """The row's voiced words grouped by event id, in time order, each checked to lie in the session."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for w in sorted(row["words"], key=lambda w: (w["start_s"], w["end_s"])):
+        if not 0.0 <= w["start_s"] <= w["end_s"] <= duration_s + 1e-6:
+            raise RowFailed(f"word {w['word']!r} of {w['event_id']} spans {w['start_s']}..{w['end_s']} s, "
+                            f"outside the {duration_s} s session")
+        out.setdefault(w["event_id"], []).append(w)
+    return out
+
+
+def safe_name(row_id: str) -> str:
+    """The row id as a file name; an id that could climb out of the folder is refused."""
+    if not row_id or row_id.startswith(".") or any(c in row_id for c in "/\\\0") or not row_id.isprintable():
+        raise RowFailed(f"id {row_id!r} cannot name a file")
+    return row_id
+
+
+def export_format(src: str | Path, out: str | Path, *, format: str, make_writer: Callable[[Path], FormatWriter],
+                  overwrite: bool = False, allow_incomplete: bool = False,
+                  progress: bool = False) -> ExportSummary:
+    """Run one consumer export: check, stage, convert row by row, write manifest and failures, rename."""
+    t0 = time.time()
+    src, out = Path(src).resolve(), Path(out).resolve()
+    if not src.is_dir():
+        raise ExportError(f"source folder not found: {src}")
+    check_output_folder(src, out, overwrite, format)
+    try:
+        reader = DatasetReader(src, allow_incomplete)
+    except DatasetError as err:
+        raise ExportError(str(err)) from None
+    summary = ExportSummary(out=out, format=format,
+                            skipped_line="" if reader.check.complete else reader.check.skipped_line())
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ExportError(f"--out {out}: cannot create its parent folder ({err.strerror or err})") from None
+    stage = out.with_name(f".{out.name}.partial-{os.getpid()}")
+    if stage.exists():
+        shutil.rmtree(stage)   # left by an earlier export of this pid that was killed
+    stage.mkdir()
+    try:
+        writer = make_writer(stage)
+        total = reader.check.rows
+        for index, row in enumerate(reader.iter_rows()):
+            try:
+                writer.add(row)
+            except RowFailed as err:
+                summary.failed.append({"id": row.get("id"), "index": index, "error": str(err)})
+            else:
+                summary.rows += 1
+                summary.audio_s += float(row["duration_s"])
+            if progress and ((index + 1) % _PROGRESS_EVERY == 0 or index + 1 == total):
+                print(f"\rexport {format}: {index + 1}/{total} rows, {len(summary.failed)} failed",
+                      end="", file=sys.stderr, flush=True)
+        if progress:
+            print(file=sys.stderr)
+        layout = writer.close()
+        summary.elapsed_s = time.time() - t0
+        _write_json(stage / FAILED_NAME, summary.failed)
+        _write_json(stage / MANIFEST_NAME, _manifest(reader, summary, layout))
+        _replace(stage, out)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    return summary
+
+
+def _manifest(reader: DatasetReader, summary: ExportSummary, layout: dict[str, Any]) -> dict[str, Any]:
+    chk = reader.check
+    src_manifest = chk.manifest or {}
+    return {
+        "format": summary.format,
+        "created_unix": int(time.time()),
+        "source": {"dir": str(reader.root), "manifest_sha256": chk.manifest_sha256,
+                   "generator_version": src_manifest.get("generator_version"),
+                   "shards": [{"path": str(p.relative_to(reader.root)), "sha256": chk.digests.get(p) or sha256_file(p)}
+                              for p in chk.shards],
+                   "skipped": None if chk.complete else {"shards": chk.shards_skipped, "rows": chk.rows_skipped,
+                                                         "problems": chk.problems[:50]}},
+        "rows": summary.rows, "failed": len(summary.failed), "failed_path": FAILED_NAME,
+        "hours": round(summary.audio_s / 3600, 6),
+        "channels": {str(ASSISTANT_CHANNEL): Role.ASSISTANT.value, str(USER_CHANNEL): "microphone (user side)"},
+        "layout": layout,
+        "elapsed_s": round(summary.elapsed_s, 2),
+    }
+
+
+def _write_json(path: Path, obj: Any) -> None:
+    path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _replace(stage: Path, out: Path) -> None:
+    """Put the finished staging folder at `out`; an empty or earlier export there is set aside, then removed."""
+    if not out.exists():
+        stage.rename(out)
+        return
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    out.rename(old)
+    stage.rename(out)
+    shutil.rmtree(old)

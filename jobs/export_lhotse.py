@@ -1,0 +1,146 @@
+"""`duplexsynth export DIR --format lhotse --out OUT`: a Lhotse Shar CutSet plus a NeMo manifest.
+
+    OUT/shar/cuts.000000.jsonl.gz, OUT/shar/recording.000000.tar, ...   Lhotse Shar (lhotse's own SharWriter)
+    OUT/nemo/manifest.jsonl                                             NeMo JSON-lines manifest, one line per turn
+    OUT/nemo/audio/<id>.assistant.flac, <id>.user.flac                  the row's own FLAC bytes, one file per channel
+
+**Shar.** One `MultiCut` per session over a two-channel recording at the row's sample rate
+(channel 0 the assistant, channel 1 the microphone, as the moshi export). One supervision per
+voiced event (user and assistant turns, the user's interruption, backchannels, other-directed and
+background speech): `speaker` is the role, `channel` where it is heard, `text` the words actually
+voiced (an interrupted turn's unspoken rest is in its event attrs), `language`, and the word
+timings as `alignment["word"]` (lhotse `AlignmentItem`s, times from the start of the recording).
+`cut.custom` holds `scenario`, `language`, `seed`, `events` (every event, attrs parsed from their
+JSON) and `units` (the per-unit record of DESIGN §3), so the harness (delegate requests, backend
+results, timers) travels with the cut as data: no lhotse field carries it.
+
+**NeMo.** NeMo reads manifest audio as single-channel, so each channel is its own file (the FLAC
+bytes of the row, copied). A line is one supervision: `audio_filepath` (relative to the manifest,
+which NeMo resolves), `offset`, `duration`, `text`, `lang`, `sampling_rate`, plus `speaker`,
+`channel`, `session_id`, `turn_id`, `kind` and `scenario`, which NeMo's Lhotse adapter keeps as
+`cut.custom`. Harness events have no audio and no line.
+"""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, channel_of, safe_name,
+                                session_audio, words_by_event)
+from schemas.language import language
+
+FORMAT = "duplexsynth-lhotse-v1"
+SHAR_DIR, NEMO_DIR, NEMO_MANIFEST = "shar", "nemo", "manifest.jsonl"
+CHANNEL_FILES = {ASSISTANT_CHANNEL: "assistant", USER_CHANNEL: "user"}
+
+
+def _stereo_recording(row_id: str, channels: dict[int, np.ndarray], sr: int) -> Any:
+    """An in-memory two-channel lhotse Recording (FLAC bytes) of the session."""
+    import soundfile as sf
+    from lhotse import Recording
+
+    buf = io.BytesIO()
+    sf.write(buf, np.stack([channels[ASSISTANT_CHANNEL], channels[USER_CHANNEL]], axis=1), sr,
+             format="FLAC", subtype="PCM_16")
+    return Recording.from_bytes(buf.getvalue(), recording_id=row_id)
+
+
+def _flac_bytes(blob: bytes, x: np.ndarray, sr: int) -> bytes:
+    """The row's own bytes when they are FLAC (the generator's), else `x` encoded as FLAC."""
+    import soundfile as sf
+
+    if sf.info(io.BytesIO(blob)).format == "FLAC":
+        return blob
+    buf = io.BytesIO()
+    sf.write(buf, x, sr, format="FLAC", subtype="PCM_16")
+    return buf.getvalue()
+
+
+def supervisions(row: dict[str, Any], duration_s: float) -> list[Any]:
+    """One SupervisionSegment per event that has voiced words, in time order."""
+    from lhotse import SupervisionSegment
+    from lhotse.supervision import AlignmentItem
+
+    try:
+        lang = language(row["language"])
+    except ValueError as err:
+        raise RowFailed(str(err)) from None
+    events = {e["id"]: e for e in row["events"]}
+    out = []
+    for event_id, words in words_by_event(row, duration_s).items():
+        ev = events.get(event_id)
+        if ev is None:
+            raise RowFailed(f"word {words[0]['word']!r} names event {event_id!r}, which the row does not have")
+        start = max(0.0, min(ev["start_s"], words[0]["start_s"]))
+        end = min(duration_s, max(ev["end_s"], words[-1]["end_s"]))
+        out.append(SupervisionSegment(
+            id=f"{row['id']}-{event_id}", recording_id=row["id"], start=round(start, 6),
+            duration=round(end - start, 6), channel=channel_of(ev["role"]), text=lang.join([w["word"] for w in words]),
+            language=row["language"], speaker=ev["role"],
+            alignment={"word": [AlignmentItem(symbol=w["word"], start=round(w["start_s"], 6),
+                                              duration=round(w["end_s"] - w["start_s"], 6)) for w in words]},
+            custom={"kind": ev["kind"], "event_id": event_id}))
+    out.sort(key=lambda s: (s.start, s.channel, s.id))
+    return out
+
+
+def _custom(row: dict[str, Any]) -> dict[str, Any]:
+    """The session record as JSON-safe data: scenario, language, seed, events (attrs parsed), units."""
+    events = []
+    for e in row["events"]:
+        try:
+            attrs = json.loads(e["attrs"] or "{}")
+        except json.JSONDecodeError as err:
+            raise RowFailed(f"event {e['id']} attrs are not JSON ({err.msg})") from None
+        events.append({**e, "attrs": attrs})
+    return {"scenario": row["scenario"], "language": row["language"], "seed": row["seed"],
+            "unit_s": float(row["unit_s"]), "events": events, "units": row["units"]}
+
+
+class LhotseWriter:
+    """Feeds lhotse's SharWriter one MultiCut per row and collects the NeMo manifest lines."""
+
+    def __init__(self, stage: Path, shard_size: int):
+        from lhotse.shar import SharWriter
+
+        self.root = stage
+        (stage / SHAR_DIR).mkdir()
+        (stage / NEMO_DIR / "audio").mkdir(parents=True)
+        self.shar = SharWriter(str(stage / SHAR_DIR), fields={"recording": "flac"}, shard_size=shard_size)
+        self.shar.__enter__()
+        self.nemo = open(stage / NEMO_DIR / NEMO_MANIFEST, "w", encoding="utf-8")
+        self.names: set[str] = set()
+
+    def add(self, row: dict[str, Any]) -> None:
+        name = safe_name(row["id"])
+        if name in self.names:
+            raise RowFailed(f"id {name!r} appears twice in the source; its first row is exported")
+        channels, sr = session_audio(row)
+        duration_s = len(channels[ASSISTANT_CHANNEL]) / sr
+        sups = supervisions(row, duration_s)
+        cut = _stereo_recording(row["id"], channels, sr).to_cut()
+        cut.supervisions = sups
+        cut.custom = _custom(row)
+        files = {ch: f"audio/{name}.{CHANNEL_FILES[ch]}.flac" for ch in CHANNEL_FILES}
+        lines = [{"audio_filepath": files[s.channel], "offset": s.start, "duration": s.duration, "text": s.text,
+                  "lang": s.language, "sampling_rate": sr, "speaker": s.speaker, "channel": s.channel,
+                  "session_id": row["id"], "turn_id": s.custom["event_id"], "kind": s.custom["kind"],
+                  "scenario": row["scenario"]} for s in sups]
+        self.shar.write(cut)     # past this point a failure is the export's, not the row's
+        self.names.add(name)
+        for ch, rel in files.items():
+            (self.root / NEMO_DIR / rel).write_bytes(_flac_bytes(row[AUDIO_COLUMNS[ch]]["bytes"], channels[ch], sr))
+        for line in lines:
+            self.nemo.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+    def close(self) -> dict[str, Any]:
+        self.shar.close()
+        self.nemo.close()
+        return {"shar": SHAR_DIR, "shar_fields": {"recording": "flac"},
+                "shar_files": {k: [str(Path(p).relative_to(self.root)) for p in v]
+                               for k, v in self.shar.output_paths.items()},
+                "nemo_manifest": f"{NEMO_DIR}/{NEMO_MANIFEST}", "nemo_audio": {str(k): v for k, v in CHANNEL_FILES.items()}}

@@ -1,0 +1,95 @@
+"""`duplexsynth export DIR --format moshi --out OUT`: moshi-finetune's dataset layout.
+
+What kyutai-labs/moshi-finetune reads (its README "Prepare dataset" and finetune/data/):
+
+    OUT/moshi.jsonl                 one line per session: {"path": "data_stereo/<id>.wav", "duration": seconds}
+    OUT/data_stereo/<id>.wav        stereo, 24 kHz (Mimi's rate), channel 0 the assistant, channel 1 the user
+    OUT/data_stereo/<id>.json       {"alignments": [[word, [start_s, end_s], speaker], ...]} in time order
+
+Paths in the index are relative to its folder, as in moshi-finetune's own example. Speakers: the
+assistant's words are ``SPEAKER_MAIN``, the label its training code keeps (`keep_main_only`) and
+the one its `annotate.py` writes; words heard on the microphone side keep their role as
+``SPEAKER_USER`` / ``SPEAKER_OTHER`` / ``SPEAKER_BACKGROUND`` (dropped by `keep_main_only`, used
+for turn changes by `use_bos_eos`). Times come from our `words` table as voiced (a word cut by an
+interruption ends at the cut); words never voiced are not there. Audio is our 16 kHz (or the
+row's rate) resampled with soxr and written as 16-bit PCM.
+
+Harness events (delegate requests, backend results, timers) have no place in this layout: moshi
+hears only the two audio channels and writes only its own text, so a relayed result is in the
+assistant channel and its words, and the request and the result text are left out.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jobs.export_common import ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, safe_name, session_audio, words_by_event
+from schemas.vocab import Role
+
+FORMAT = "duplexsynth-moshi-v1"
+SAMPLE_RATE = 24_000      # Mimi's rate: moshi-finetune loads audio at mimi.sample_rate
+INDEX_NAME = "moshi.jsonl"
+AUDIO_DIR = "data_stereo"
+# moshi-finetune's main-speaker label (finetune/data/interleaver.py, annotate.py); the others are ours
+SPEAKERS: dict[str, str] = {Role.ASSISTANT: "SPEAKER_MAIN", Role.USER: "SPEAKER_USER",
+                            Role.OTHER: "SPEAKER_OTHER", Role.BACKGROUND: "SPEAKER_BACKGROUND"}
+
+
+def resample(x: np.ndarray, sr: int, target: int = SAMPLE_RATE) -> np.ndarray:
+    """`x` at `target` Hz, exactly round(len * target / sr) samples (soxr, very high quality)."""
+    import soxr
+
+    n = int(round(len(x) * target / sr))
+    y = x if sr == target else soxr.resample(x, sr, target, quality="VHQ").astype(np.float32)
+    if len(y) < n:
+        y = np.pad(y, (0, n - len(y)))
+    return y[:n]
+
+
+def alignments(row: dict[str, Any], duration_s: float) -> list[list[Any]]:
+    """The row's voiced words as moshi-finetune's [word, [start, end], speaker], sorted by start."""
+    out: list[list[Any]] = []
+    for words in words_by_event(row, duration_s).values():
+        for w in words:
+            if w["role"] not in SPEAKERS:
+                raise RowFailed(f"word {w['word']!r} has role {w['role']!r}, which no audio channel carries")
+            out.append([w["word"], [round(w["start_s"], 6), round(w["end_s"], 6)], SPEAKERS[w["role"]]])
+    out.sort(key=lambda a: (a[1][0], a[1][1]))
+    return out
+
+
+class MoshiWriter:
+    """Writes one stereo wav and one alignment JSON per row, and the index at the end."""
+
+    def __init__(self, stage: Path):
+        self.root = stage
+        (stage / AUDIO_DIR).mkdir()
+        self.index: list[dict[str, Any]] = []
+        self.names: set[str] = set()
+
+    def add(self, row: dict[str, Any]) -> None:
+        import soundfile as sf
+
+        name = safe_name(row["id"])
+        if name in self.names:
+            raise RowFailed(f"id {name!r} appears twice in the source; its first row is exported")
+        channels, sr = session_audio(row)
+        duration_s = len(channels[ASSISTANT_CHANNEL]) / sr
+        align = alignments(row, duration_s)
+        stereo = np.stack([resample(channels[ASSISTANT_CHANNEL], sr), resample(channels[USER_CHANNEL], sr)], axis=1)
+        rel = f"{AUDIO_DIR}/{name}.wav"
+        sf.write(self.root / rel, np.clip(stereo, -1.0, 1.0), SAMPLE_RATE, subtype="PCM_16", format="WAV")
+        (self.root / AUDIO_DIR / f"{name}.json").write_text(
+            json.dumps({"alignments": align}, ensure_ascii=False), encoding="utf-8")
+        self.names.add(name)
+        self.index.append({"path": rel, "duration": len(stereo) / SAMPLE_RATE})
+
+    def close(self) -> dict[str, Any]:
+        with open(self.root / INDEX_NAME, "w", encoding="utf-8") as f:
+            for entry in self.index:
+                f.write(json.dumps(entry) + "\n")
+        return {"index": INDEX_NAME, "audio_dir": AUDIO_DIR, "sample_rate": SAMPLE_RATE, "subtype": "PCM_16",
+                "speakers": dict(SPEAKERS), "main_speaker": SPEAKERS[Role.ASSISTANT]}
