@@ -63,7 +63,7 @@ class Generated:
     tts: dict[str, Any]
     onnx_path: Path | None = None          # tiny S3 tokenizer for rows with speech tokens
     cfg: RunConfig = FIXTURE_CONFIG
-    _rows: dict[tuple[str, int, str, bool, int | None], TrajectoryRow] = field(default_factory=dict)
+    _rows: dict[tuple[str, int, str, bool, int | None, str | None], TrajectoryRow] = field(default_factory=dict)
     _tokenizer: Any = None
 
     def tokenizer(self) -> Any:
@@ -75,11 +75,13 @@ class Generated:
         return self._tokenizer
 
     def row(self, scenario: str, seed: int, *, tts: str = "espeak", tokens: bool = False,
-            row_id: str | None = None, sample_rate: int | None = None) -> TrajectoryRow:
+            row_id: str | None = None, sample_rate: int | None = None, language: str | None = None) -> TrajectoryRow:
         """The row the generator makes for (scenario, seed), validated. Returns a fresh copy (tests may edit it)."""
-        key = (scenario, seed, tts, tokens, sample_rate)
+        key = (scenario, seed, tts, tokens, sample_rate, language)
         if key not in self._rows:
             cfg = self.cfg if sample_rate is None else self.cfg.model_copy(update={"sample_rate": sample_rate})
+            if language is not None:   # a run of that language (`--language zh`)
+                cfg = RunConfig.model_validate({**cfg.model_dump(mode="json"), "language": language})
             script = plan_trajectory(cfg, scenario, seed)
             row = render_trajectory(cfg=cfg, traj_id=f"g-{scenario}-{seed}-{tts}", script=script,
                                     tts=self.tts[tts], tokenizer=self.tokenizer() if tokens else None)
