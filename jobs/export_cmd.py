@@ -96,6 +96,12 @@ def run_consumer(args: argparse.Namespace) -> int:
         from jobs.export_moshi import FORMAT, MoshiWriter
         fmt, make_writer = FORMAT, MoshiWriter
     else:
+        import importlib.util
+
+        if importlib.util.find_spec("lhotse") is None:
+            print("error: export refused: --format lhotse needs the lhotse package: "
+                  "pip install 'duplexsynth[export]' (or scripts/setup.sh)", file=sys.stderr)
+            return 2
         from jobs.export_lhotse import FORMAT, LhotseWriter
         fmt, make_writer = FORMAT, lambda stage: LhotseWriter(stage, args.rows_per_shard)
     try:

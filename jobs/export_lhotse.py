@@ -84,7 +84,7 @@ def supervisions(row: dict[str, Any], duration_s: float) -> list[Any]:
             alignment={"word": [AlignmentItem(symbol=w["word"], start=round(w["start_s"], 6),
                                               duration=round(w["end_s"] - w["start_s"], 6)) for w in words]},
             custom={"kind": ev["kind"], "event_id": event_id}))
-    out.sort(key=lambda s: (s.start, s.channel, s.id))
+    out.sort(key=lambda s: (s.start, s.id))
     return out
 
 

@@ -1,0 +1,129 @@
+"""`duplexsynth export --format lhotse`, read back by lhotse itself, and its NeMo manifest.
+
+`CutSet.from_shar` loads the Shar; every cut is a two-channel MultiCut whose audio equals the row's
+(channel 0 assistant, 1 user), whose supervisions are the row's voiced events with our word timings
+as lhotse alignments, and whose custom fields carry scenario, events (harness included) and units.
+The NeMo manifest is read as NeMo documents it: one mono audio file per line's `audio_filepath`
+(relative to the manifest), with offset, duration and text.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import lhotse   # the export extra (scripts/setup.sh installs it)
+import numpy as np
+import pytest
+import soundfile as sf
+
+from jobs.cli import main as cli
+from schemas.language import language
+from schemas.trajectory import TrajectoryRow
+from tests.export_source import BROKEN_ID, consumer_dataset
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory, generated) -> tuple[Path, dict[str, TrajectoryRow]]:
+    return consumer_dataset(tmp_path_factory.mktemp("lhotse"), generated)
+
+
+@pytest.fixture(scope="module")
+def exported(source, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("lhotse-out") / "lhotse"
+    assert cli(["export", str(source[0]), "--format", "lhotse", "--out", str(out), "--rows-per-shard", "3"]) == 0
+    return out
+
+
+def _channel(blob: bytes) -> np.ndarray:
+    x, sr = sf.read(io.BytesIO(blob), dtype="float32")
+    assert sr == 16_000
+    return x
+
+
+def _voiced_events(row: TrajectoryRow) -> dict[str, list]:
+    out: dict[str, list] = {}
+    for w in row.words:
+        out.setdefault(w.event_id, []).append(w)
+    return out
+
+
+def test_lhotse_loads_the_shar_with_audio_supervisions_alignments_and_custom_fields(exported, source):
+    _, rows = source
+    cuts = list(lhotse.CutSet.from_shar(in_dir=exported / "shar"))
+    assert [c.id for c in cuts] == list(rows)
+    assert len(list((exported / "shar").glob("cuts.*.jsonl.gz"))) == 2          # 5 cuts, 3 per shard
+    assert {c.custom["language"] for c in cuts} == {"en", "zh"}
+    for cut in cuts:
+        row = rows[cut.id]
+        assert isinstance(cut, lhotse.MultiCut) and cut.channel == [0, 1] and cut.sampling_rate == row.sample_rate
+        audio = cut.load_audio()
+        assert audio.shape == (2, int(row.duration_s * row.sample_rate))
+        assert np.allclose(audio[0], _channel(row.assistant_audio.bytes), atol=1e-4)
+        assert np.allclose(audio[1], _channel(row.user_audio.bytes), atol=1e-4)
+        events = {e.id: e for e in row.events}
+        voiced = _voiced_events(row)
+        assert [s.custom["event_id"] for s in cut.supervisions] == sorted(
+            voiced, key=lambda i: (min(events[i].start_s, voiced[i][0].start_s), i))
+        for sup in cut.supervisions:
+            ev, words = events[sup.custom["event_id"]], voiced[sup.custom["event_id"]]
+            assert sup.speaker == ev.role and sup.custom["kind"] == ev.kind and sup.language == row.language
+            assert sup.channel == (0 if ev.role == "assistant" else 1)
+            assert sup.text == language(row.language).join([w.word for w in words])
+            items = sup.alignment["word"]
+            assert [a.symbol for a in items] == [w.word for w in words]
+            assert np.allclose([a.start for a in items], [w.start_s for w in words], atol=1e-6)
+            assert np.allclose([a.end for a in items], [w.end_s for w in words], atol=2e-6)
+            assert sup.start <= items[0].start and items[-1].end <= sup.end + 1e-6 <= cut.duration + 1e-6
+        # the harness and the unit record travel as data
+        assert cut.custom["scenario"] == row.scenario and cut.custom["seed"] == row.seed
+        assert [e["id"] for e in cut.custom["events"]] == [e.id for e in row.events]
+        assert [e["attrs"] for e in cut.custom["events"]] == [json.loads(e.attrs) for e in row.events]
+        assert cut.custom["units"] == [u.model_dump(mode="json") for u in row.units]
+        if row.scenario == "delegation":
+            kinds = {e["kind"] for e in cut.custom["events"]}
+            assert {"delegate", "backend"} <= kinds
+            assert any(u["delegate"] for u in cut.custom["units"])
+
+
+def test_nemo_manifest_lines_point_at_mono_audio_with_offset_duration_and_text(exported, source):
+    _, rows = source
+    manifest = exported / "nemo" / "manifest.jsonl"
+    lines = [json.loads(x) for x in manifest.read_text(encoding="utf-8").splitlines()]
+    assert {line["session_id"] for line in lines} == set(rows)
+    sups = {s.id: s for c in lhotse.CutSet.from_shar(in_dir=exported / "shar") for s in c.supervisions}
+    for line in lines:
+        row = rows[line["session_id"]]
+        path = manifest.parent / line["audio_filepath"]
+        info = sf.info(path)
+        assert info.channels == 1 and info.samplerate == line["sampling_rate"] == row.sample_rate
+        column = row.assistant_audio if line["channel"] == 0 else row.user_audio
+        assert path.read_bytes() == column.bytes                 # the row's own FLAC, untouched
+        assert 0 <= line["offset"] and line["offset"] + line["duration"] <= info.duration + 1e-6
+        sup = sups[f"{row.id}-{line['turn_id']}"]
+        assert (line["text"], line["speaker"], line["lang"], line["offset"], line["duration"]) == (
+            sup.text, sup.speaker, row.language, sup.start, sup.duration)
+    assert len(lines) == len(sups)
+
+
+def test_a_row_that_cannot_be_converted_is_a_failure_record(exported, source):
+    failed = json.loads((exported / "failed.json").read_text())
+    assert [f["id"] for f in failed] == [BROKEN_ID] and "user_audio" in failed[0]["error"]
+    assert not list((exported / "nemo" / "audio").glob(f"{BROKEN_ID}.*"))
+    m = json.loads((exported / "manifest.json").read_text())
+    assert m["format"] == "duplexsynth-lhotse-v1" and (m["rows"], m["failed"]) == (len(source[1]), 1)
+
+
+def test_lhotse_does_not_import_torchaudio_at_load(tmp_path):
+    """A stand-in torchaudio that says when it is imported: loading the export and lhotse never does."""
+    stub = tmp_path / "torchaudio"
+    stub.mkdir()
+    (stub / "__init__.py").write_text("import sys\nsys.stdout.write('torchaudio imported\\n')\n")
+    code = "import jobs.export_lhotse, lhotse, lhotse.shar; print('loaded')"
+    env_path = f"{tmp_path}:{Path(__file__).resolve().parents[1]}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": env_path})
+    assert out.stdout.split() == ["loaded"], out.stdout
