@@ -3,10 +3,12 @@
 One export reads the source folder once, row after row (jobs/dataset_reader.py checks it first:
 strict unless `--allow-incomplete`), hands each row to the format's writer, and keeps going when
 a row cannot be converted: that row becomes a record in ``OUT/failed.json`` (id, index, reason).
-Everything is written into a staging folder beside ``OUT`` and renamed to ``OUT`` at the end, so a
-consumer never sees half an export; a failed export removes its staging folder. ``OUT`` must be
-absent or empty, or an earlier export of the same format with ``--overwrite``
-(jobs/export.check_output_folder, the rule the trainer export follows too).
+``OUT`` must be absent or empty, or an earlier export of the same format with ``--overwrite``
+(jobs/export.check_output_folder, the rule the trainer export follows too); the export holds
+``OUT/.duplexsynth.lock`` throughout, as every writer of a folder does (jobs/lock.py). Everything
+is written into a staging folder beside ``OUT``; only when it is complete is ``OUT`` emptied and the
+staged entries renamed into it, ``manifest.json`` last (its presence means the export finished). A
+failed export removes its staging folder and leaves ``OUT`` as it was.
 
     OUT/manifest.json    format, source (folder, manifest sha256, shards), rows, failed, hours, the format's layout
     OUT/failed.json      [{id, index, error}] for every row that could not be converted ([] when none)
@@ -32,7 +34,8 @@ import numpy as np
 
 from jobs.dataset_reader import DatasetError, DatasetReader
 from jobs.export import ExportError, check_output_folder
-from pipeline.io import sha256_file
+from jobs.lock import LOCK_NAME, output_lock
+from pipeline.io import Store, sha256_file
 from schemas.vocab import Role
 
 # The two-channel exports keep moshi-finetune's order: channel 0 is what the assistant played,
@@ -134,9 +137,19 @@ def export_format(src: str | Path, out: str | Path, *, format: str, make_writer:
     summary = ExportSummary(out=out, format=format,
                             skipped_line="" if reader.check.complete else reader.check.skipped_line())
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise ExportError(f"--out {out}: cannot create its parent folder ({err.strerror or err})") from None
+        raise ExportError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
+    with output_lock(Store(str(out)), f"duplexsynth export --format {format}"):
+        check_output_folder(src, out, overwrite, format)   # again, now that no other export can write here
+        _convert(reader, out, summary, make_writer, progress, t0)
+    return summary
+
+
+def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writer: Callable[[Path], FormatWriter],
+             progress: bool, t0: float) -> None:
+    """Convert every row into a staging folder, then move it into `out` (the lock is held)."""
+    format = summary.format
     stage = out.with_name(f".{out.name}.partial-{os.getpid()}")
     if stage.exists():
         shutil.rmtree(stage)   # left by an earlier export of this pid that was killed
@@ -161,11 +174,9 @@ def export_format(src: str | Path, out: str | Path, *, format: str, make_writer:
         summary.elapsed_s = time.time() - t0
         _write_json(stage / FAILED_NAME, summary.failed)
         _write_json(stage / MANIFEST_NAME, _manifest(reader, summary, layout))
-        _replace(stage, out)
-    except BaseException:
+        _move_into(stage, out)
+    finally:
         shutil.rmtree(stage, ignore_errors=True)
-        raise
-    return summary
 
 
 def _manifest(reader: DatasetReader, summary: ExportSummary, layout: dict[str, Any]) -> dict[str, Any]:
@@ -192,12 +203,15 @@ def _write_json(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _replace(stage: Path, out: Path) -> None:
-    """Put the finished staging folder at `out`; an empty or earlier export there is set aside, then removed."""
-    if not out.exists():
-        stage.rename(out)
-        return
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    out.rename(old)
-    stage.rename(out)
-    shutil.rmtree(old)
+def _move_into(stage: Path, out: Path) -> None:
+    """Empty `out` (an earlier export, checked; never the lock) and rename the staged entries into it."""
+    for p in out.iterdir():
+        if p.name == LOCK_NAME:
+            continue
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        else:
+            p.unlink()
+    entries = sorted(stage.iterdir(), key=lambda p: p.name == MANIFEST_NAME)   # the manifest last
+    for p in entries:
+        p.rename(out / p.name)
