@@ -105,12 +105,12 @@ def list_source_shards(root: Path, allow_incomplete: bool = False) -> DatasetChe
         raise ExportError(str(err)) from None
 
 
-def check_output_folder(src: Path, out: Path, overwrite: bool, format: str = FORMAT) -> None:
+def check_output_folder(src: Path, out: Path, overwrite: bool, fmt: str = FORMAT) -> None:
     """Refuse an --out that would destroy or mix with the source, or an arbitrary folder to overwrite.
 
     Compared on real paths (symlinks resolved): --out may not be the source, lie inside it, or hold
     it. An existing non-empty --out is replaced only with `overwrite` and only when it is an earlier
-    export of the same kind (manifest.json with `format`: FORMAT for training shards, the consumer
+    export of the same kind (manifest.json whose format is `fmt`: FORMAT for training shards, the consumer
     exports pass theirs); nothing is deleted or written before these checks.
     """
     real_src, real_out = src.resolve(), out.resolve()
@@ -128,18 +128,18 @@ def check_output_folder(src: Path, out: Path, overwrite: bool, format: str = FOR
         return   # empty, or only the free lock file an earlier export left
     if not overwrite:
         raise ExportError(f"{out} exists and is not empty (pass --overwrite to replace an earlier export)")
-    if not _is_export_folder(out, format):
+    if not _is_export_folder(out, fmt):
         raise ExportError(f"--overwrite refuses to delete {out}: it is not an export folder (no manifest.json "
-                          f"with format {format!r}); empty it yourself or choose another --out")
+                          f"with format {fmt!r}); empty it yourself or choose another --out")
 
 
-def _is_export_folder(path: Path, format: str = FORMAT) -> bool:
-    """True when `path` holds the manifest of an earlier `duplexsynth export` of this `format`."""
+def _is_export_folder(path: Path, fmt: str = FORMAT) -> bool:
+    """True when `path` holds the manifest of an earlier `duplexsynth export` of format `fmt`."""
     try:
         manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
-    return isinstance(manifest, dict) and manifest.get("format") == format
+    return isinstance(manifest, dict) and manifest.get("format") == fmt
 
 
 def parse_mix(text: str | None) -> dict[str, float]:

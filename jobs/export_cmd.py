@@ -105,7 +105,7 @@ def run_consumer(args: argparse.Namespace) -> int:
         from jobs.export_lhotse import FORMAT, LhotseWriter
         fmt, make_writer = FORMAT, lambda stage: LhotseWriter(stage, args.rows_per_shard)
     try:
-        summary = export_format(args.dir, args.out, format=fmt, make_writer=make_writer, overwrite=args.overwrite,
+        summary = export_format(args.dir, args.out, fmt=fmt, make_writer=make_writer, overwrite=args.overwrite,
                                 allow_incomplete=args.allow_incomplete, progress=sys.stderr.isatty())
     except ExportError as err:
         print(f"error: export refused: {one_line(str(err))}", file=sys.stderr)

@@ -121,7 +121,7 @@ def safe_name(row_id: str) -> str:
     return row_id
 
 
-def export_format(src: str | Path, out: str | Path, *, format: str, make_writer: Callable[[Path], FormatWriter],
+def export_format(src: str | Path, out: str | Path, *, fmt: str, make_writer: Callable[[Path], FormatWriter],
                   overwrite: bool = False, allow_incomplete: bool = False,
                   progress: bool = False) -> ExportSummary:
     """Run one consumer export: check, stage, convert row by row, write manifest and failures, rename."""
@@ -129,19 +129,19 @@ def export_format(src: str | Path, out: str | Path, *, format: str, make_writer:
     src, out = Path(src).resolve(), Path(out).resolve()
     if not src.is_dir():
         raise ExportError(f"source folder not found: {src}")
-    check_output_folder(src, out, overwrite, format)
+    check_output_folder(src, out, overwrite, fmt)
     try:
         reader = DatasetReader(src, allow_incomplete)
     except DatasetError as err:
         raise ExportError(str(err)) from None
-    summary = ExportSummary(out=out, format=format,
+    summary = ExportSummary(out=out, format=fmt,
                             skipped_line="" if reader.check.complete else reader.check.skipped_line())
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ExportError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
-    with output_lock(Store(str(out)), f"duplexsynth export --format {format}"):
-        check_output_folder(src, out, overwrite, format)   # again, now that no other export can write here
+    with output_lock(Store(str(out)), f"duplexsynth export ({fmt})"):
+        check_output_folder(src, out, overwrite, fmt)   # again, now that no other export can write here
         _convert(reader, out, summary, make_writer, progress, t0)
     return summary
 
@@ -149,7 +149,6 @@ def export_format(src: str | Path, out: str | Path, *, format: str, make_writer:
 def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writer: Callable[[Path], FormatWriter],
              progress: bool, t0: float) -> None:
     """Convert every row into a staging folder, then move it into `out` (the lock is held)."""
-    format = summary.format
     stage = out.with_name(f".{out.name}.partial-{os.getpid()}")
     if stage.exists():
         shutil.rmtree(stage)   # left by an earlier export of this pid that was killed
@@ -166,7 +165,7 @@ def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writ
                 summary.rows += 1
                 summary.audio_s += float(row["duration_s"])
             if progress and ((index + 1) % _PROGRESS_EVERY == 0 or index + 1 == total):
-                print(f"\rexport {format}: {index + 1}/{total} rows, {len(summary.failed)} failed",
+                print(f"\rexport {summary.format}: {index + 1}/{total} rows, {len(summary.failed)} failed",
                       end="", file=sys.stderr, flush=True)
         if progress:
             print(file=sys.stderr)
