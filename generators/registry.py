@@ -3,13 +3,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from generators import text_bank as tb
 from generators.common import PlanFn, Planner
-from generators.llm import LLMWriter
+from generators.corpus import CorpusSource, corpus_for
+from generators.llm import LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking)
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
@@ -100,15 +102,28 @@ def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | No
                        cfg.voices)
 
 
+ScriptWriter = LLMWriter | CorpusSource   # a script source other than the procedural planners
+
+
+def source_for(cfg: RunConfig, out_root: str | Path | None) -> ScriptWriter | None:
+    """The run's script source for `plan_sourced` (None: the procedural planners). An LLM's response
+    cache lives under `out_root`; a corpus is opened (and indexed once per process)."""
+    return writer_for(cfg, out_root) or corpus_for(cfg)
+
+
 def plan_sourced(cfg: RunConfig, scenario: str, seed: int, language: str | None = None,
-                 writer: LLMWriter | None = None) -> tuple[Script, dict[str, Any] | None]:
+                 writer: ScriptWriter | None = None, index: int = 0) -> tuple[Script, dict[str, Any] | None]:
     """The trajectory's script from the run's script source, and its provenance for the row's meta
-    (None from the procedural planners, whose rows stay as they were). `writer`: `writer_for(cfg, out)`."""
+    (None from the procedural planners, whose rows stay as they were). `writer`: `source_for(cfg, out)`;
+    `index`: the trajectory's index in the run (a corpus speaks its records in order)."""
     if writer is None:
         return plan_trajectory(cfg, scenario, seed, language), None
-    script, prov = writer.write(scenario, seed, cfg.timing, cfg.language if language is None else language,
-                                cfg.harness, cfg.voices)
-    return script, prov.model_dump(mode="json")
+    lang = cfg.language if language is None else language
+    if isinstance(writer, CorpusSource):
+        script, prov = writer.write(index, scenario, seed, cfg.timing, lang, cfg.harness, cfg.voices)
+        return script, prov.model_dump(mode="json")
+    written, source = writer.write(scenario, seed, cfg.timing, lang, cfg.harness, cfg.voices)
+    return written, source.model_dump(mode="json")
 
 
 def trajectory_seed(run_seed: int, index: int) -> int:

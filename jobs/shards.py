@@ -16,9 +16,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generators.llm import check_source, writer_for
+from generators.corpus import check_source as check_corpus_source
+from generators.llm import check_source
 from generators.registry import (families_for, language_for, missing_content, plan_sourced, scenario_for,
-                                 scenario_weights, trajectory_seed)
+                                 scenario_weights, source_for, trajectory_seed)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
 from pipeline.io import Store
@@ -191,6 +192,7 @@ def preflight(cfg: RunConfig) -> list[str]:
     from generators.voice_bank import check_config as check_voices
     check_voices(cfg)
     check_source(cfg)
+    check_corpus_source(cfg)
     return check_languages(cfg)
 
 
@@ -216,7 +218,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     rows: list[TrajectoryRow] = []
     failures: list[FailedRecord] = []
     planted = set((faults or {}).get("rows", ()))
-    writer = writer_for(cfg, store.local)   # None for the procedural planners; an LLM's cache is under the root
+    writer = source_for(cfg, store.local)   # None for the procedural planners; an LLM's cache is under the root
     for j in range(plan.start, plan.stop):
         tid = trajectory_id(cfg.seed, plan.index, j)
         seed, scenario = -1, ""   # -1 / "": what a record says if the seed or scenario itself failed
@@ -226,7 +228,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
             scenario = scenario_for(j, cfg.seed, scenario_weights(cfg, lang))
             if tid in planted:
                 raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
-            script, source = plan_sourced(cfg, scenario, seed, lang, writer)   # planning is a generator's
+            script, source = plan_sourced(cfg, scenario, seed, lang, writer, j)   # planning is a generator's
             rows.append(render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer,
                                           source=source))
         except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped

@@ -484,11 +484,15 @@ class SpeechTokenizerConfig(_Strict):
 
 
 # Script sources (DESIGN §6, issue #14): where a trajectory's words come from. The procedural planners
-# over the text banks are the default; `llm` asks an OpenAI-compatible chat-completions endpoint.
-SCRIPT_SOURCE_KINDS: tuple[str, ...] = ("procedural", "llm")
+# over the text banks are the default; `llm` asks an OpenAI-compatible chat-completions endpoint;
+# `corpus` reads the exchanges of a local dialogue corpus (generators/corpus).
+CORPUS_KIND = "corpus"
+SCRIPT_SOURCE_KINDS: tuple[str, ...] = ("procedural", "llm", CORPUS_KIND)
 # The fields only an `llm` source takes (a procedural source refuses them, so a typo is not ignored).
 LLM_SOURCE_FIELDS: tuple[str, ...] = ("base_url", "model", "api_key_env", "temperature", "max_tokens", "timeout_s",
                                       "max_retries", "max_http_retries", "backoff_s", "structured_output")
+# The fields only a `corpus` source takes (refused with any other kind, as the llm fields are).
+CORPUS_SOURCE_FIELDS: tuple[str, ...] = ("path", "max_exchanges", "max_sentences")
 MAX_LLM_TOKENS = 32_768
 MAX_LLM_TIMEOUT_S = 600.0
 MAX_LLM_RETRIES = 10
@@ -500,9 +504,14 @@ class ScriptSourceConfig(_Strict):
     config, manifest, rows or cache). `max_retries`: re-asks after an invalid reply, the error fed back;
     `max_http_retries`: retries of a 429 / 5xx / timeout, with exponential backoff from `backoff_s`.
     `structured_output`: `auto` asks for response_format json_schema and falls back to parse-and-repair
-    when the server refuses it; `json_schema` insists; `off` never asks for it."""
+    when the server refuses it; `json_schema` insists; `off` never asks for it.
 
-    kind: Literal["procedural", "llm"] = "procedural"
+    `corpus`: `path` is a .jsonl / .parquet file (OpenAI `messages` or ShareGPT `conversations` rows)
+    or a folder saved by `datasets` (save_to_disk). At most `max_exchanges` user/assistant exchanges
+    of a conversation and `max_sentences` sentences of an answer are spoken; an answer cut short
+    ends the session there (the corpus's next user turn answered words never said)."""
+
+    kind: Literal["procedural", "llm", "corpus"] = "procedural"
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
@@ -513,6 +522,16 @@ class ScriptSourceConfig(_Strict):
     max_http_retries: Int = Field(3, ge=0, le=MAX_LLM_RETRIES)
     backoff_s: Num = Field(1.0, ge=0.0, le=60.0)
     structured_output: Literal["auto", "json_schema", "off"] = "auto"
+    path: Path | None = None
+    max_exchanges: Int = Field(3, ge=1, le=100)
+    max_sentences: Int = Field(6, ge=1, le=100)
+
+    @field_validator("path")
+    @classmethod
+    def _corpus_exists(cls, v: Path | None) -> Path | None:
+        if v is not None and not Path(v).exists():
+            raise ValueError(f"corpus not found: {v}")
+        return v
 
     @field_validator("base_url")
     @classmethod
@@ -542,12 +561,25 @@ class ScriptSourceConfig(_Strict):
             missing = [f for f in ("base_url", "model") if getattr(self, f) is None]
             if missing:
                 raise ValueError(f"{missing[0]} is required with kind llm")
-        else:
-            default = ScriptSourceConfig.model_construct()
-            given = [f for f in LLM_SOURCE_FIELDS if getattr(self, f) != getattr(default, f)]
-            if given:
-                raise ValueError(f"{given[0]} is only for kind llm (kind is {self.kind})")
+        if self.kind == CORPUS_KIND and self.path is None:
+            raise ValueError("path is required with kind corpus (a .jsonl / .parquet file or a saved datasets folder)")
+        default = ScriptSourceConfig.model_construct()
+        for owner, fields in (("llm", LLM_SOURCE_FIELDS), (CORPUS_KIND, CORPUS_SOURCE_FIELDS)):
+            given = [f for f in fields if getattr(self, f) != getattr(default, f)]
+            if given and self.kind != owner:
+                raise ValueError(f"{given[0]} is only for kind {owner} (kind is {self.kind})")
         return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the fields of its kind: an llm or procedural source dumps (and hashes) as before corpus
+        fields existed, and a corpus source does not carry the llm defaults."""
+        out: dict[str, Any] = handler(self)
+        for owner, fields in (("llm", LLM_SOURCE_FIELDS), (CORPUS_KIND, CORPUS_SOURCE_FIELDS)):
+            if self.kind != owner:
+                for f in fields:
+                    out.pop(f, None)
+        return out
 
 
 class RunConfig(_Strict):

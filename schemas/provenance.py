@@ -5,7 +5,11 @@ config hash already in meta), so their bytes are as before script sources existe
 """
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
+
+from schemas.script import Script
 
 SOURCE_META_KEY = "script_source"   # the row's meta key that holds a ScriptProvenance
 
@@ -26,3 +30,34 @@ class ScriptProvenance(BaseModel):
     model: str
     prompt: dict[str, str]         # the trajectory's draws that filled the prompt (persona, register, ...)
     calls: tuple[LLMCall, ...]
+
+
+class CorpusProvenance(BaseModel):
+    """A script spoken from a dialogue corpus: which record of which file, and a hash of its content.
+
+    `sha256` is of the canonical JSON of the record's [user, assistant] texts as the corpus wrote them,
+    so one conversation hashes the same in a JSONL, a Parquet or a datasets copy of the corpus, and a
+    changed record is told from the old.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: str                # ScriptSourceConfig.kind
+    path: str                # the corpus as the config names it
+    index: int               # the record's position among the corpus's records (0-based)
+    line: int | None = None  # a JSONL record's line (1-based); None for Parquet / datasets rows
+    layout: str              # the record's layout: its messages field (generators/corpus/read.py)
+    sha256: str
+    exchanges: int           # the user/assistant exchanges the script speaks
+    truncated: bool          # it says less than the record holds (max_exchanges, max_sentences, a question
+                             # ending an answer early, or the exchanges after a cut)
+
+
+class ScriptRecord(BaseModel):
+    """One line of `duplexsynth write-scripts` output: a planned script, its trajectory id and where it
+    came from (a ScriptProvenance / CorpusProvenance dump; None for the procedural planners)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    index: int
+    script: Script
+    source: dict[str, Any] | None = None
