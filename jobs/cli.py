@@ -21,6 +21,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jobs.stats_cmd",      # stats
     "jobs.fit_timing_cmd",  # fit-timing
     "jobs.voices_cmd",     # voices
+    "jobs.write_scripts_cmd",  # write-scripts
 )
 
 

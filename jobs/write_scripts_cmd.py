@@ -1,0 +1,104 @@
+"""`duplexsynth write-scripts`: the run's scripts without audio, as JSONL, to preview a source quickly.
+
+Each trajectory is planned exactly as `generate` plans it (same seed, language, scenario and id),
+from the config's script source: the procedural planners, a corpus, or an LLM, whose responses are
+cached under --out (`llm_cache/`), so a later `generate --out` on the same folder makes no new call.
+One `schemas.provenance.ScriptRecord` JSON a line goes to scripts.jsonl; each trajectory that fails
+(a bad corpus record, an LLM reply that never validated) is a line of failed.jsonl saying why. Both
+are written to temp names and renamed at the end, so an interrupted command leaves neither half written.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, TextIO
+
+from jobs.generate_cmd import resolve_config, seconds, whole_number
+
+SCRIPTS_FILE = "scripts.jsonl"
+FAILED_FILE = "failed.jsonl"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("write-scripts", help="plan scripts without audio into JSONL (preview a script source, "
+                       "fill the LLM cache)")
+    p.add_argument("--config", help="YAML run config (default: embedded defaults)")
+    p.add_argument("--preset", help="start from a bundled preset (schemas/presets: natural); --config merges over it")
+    p.add_argument("--num", type=whole_number(1), help="number of trajectories")
+    p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
+    p.add_argument("--seed", type=whole_number(0), help="run seed (>= 0)")
+    p.add_argument("--language", help="language of every trajectory (en, zh)")
+    p.add_argument("--shard-size", type=whole_number(1), help="trajectories per shard (ids name their shard, as generate's)")
+    p.add_argument("--out", required=True, help=f"local output folder ({SCRIPTS_FILE}, {FAILED_FILE}, llm_cache/)")
+    p.add_argument("--no-progress", action="store_true", help="no progress lines")
+    p.add_argument("--progress-interval", type=seconds, default=2.0, help="seconds between progress lines (default 2)")
+    p.set_defaults(func=run)
+
+
+def _tmp(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Refusals (ConfigError, a bad --out) are UsageErrors: jobs.cli.main prints them in one line."""
+    from generators.registry import language_for, plan_sourced, scenario_for, scenario_weights, source_for, trajectory_seed
+    from jobs.runner import RunRefused
+    from jobs.shards import preflight, trajectory_id
+    from schemas.provenance import ScriptRecord
+
+    cfg = resolve_config(args)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise RunRefused(f"--out {out}: exists and is not a folder")
+    for note in preflight(cfg):
+        print(note, file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    writer = source_for(cfg, out)
+    paths = {name: out / name for name in (SCRIPTS_FILE, FAILED_FILE)}
+    t0 = last = time.monotonic()
+    counts: Counter[str] = Counter()
+    failed = 0
+    with _tmp(paths[SCRIPTS_FILE]).open("w", encoding="utf-8") as good, \
+            _tmp(paths[FAILED_FILE]).open("w", encoding="utf-8") as bad:
+        for j in range(cfg.num):
+            tid = trajectory_id(cfg.seed, j // cfg.shard_size, j)
+            seed = trajectory_seed(cfg.seed, j)
+            lang = language_for(cfg, seed)
+            scenario = scenario_for(j, cfg.seed, scenario_weights(cfg, lang))
+            try:
+                script, source = plan_sourced(cfg, scenario, seed, lang, writer, j)
+            except Exception as err:  # noqa: BLE001 - every failure is recorded, as generate records it
+                failed += 1
+                _line(bad, {"id": tid, "index": j, "seed": seed, "scenario": scenario,
+                            "error": f"{type(err).__name__}: {err}"})
+            else:
+                counts[scenario] += 1
+                good.write(ScriptRecord(id=tid, index=j, script=script, source=source).model_dump_json() + "\n")
+            now = time.monotonic()
+            if not args.no_progress and now - last >= args.progress_interval:
+                last = now
+                print(f"write-scripts: {j + 1}/{cfg.num} planned, {failed} failed, "
+                      f"{(j + 1) / (now - t0):.0f} scripts/s{_llm_figures(writer)}", file=sys.stderr, flush=True)
+    for name, path in paths.items():
+        os.replace(_tmp(path), path)
+    wall = time.monotonic() - t0
+    mix = ", ".join(f"{s} {n}" for s, n in sorted(counts.items()))
+    print(f"wrote {sum(counts.values())} scripts ({failed} failed) to {paths[SCRIPTS_FILE]} in {wall:.1f} s "
+          f"({cfg.num / max(wall, 1e-9):.0f} scripts/s){_llm_figures(writer)}; by scenario: {mix or 'none'}"
+          + (f"; failures: {paths[FAILED_FILE]}" if failed else ""), flush=True)
+    return 0 if not failed else 3
+
+
+def _line(f: TextIO, obj: dict[str, Any]) -> None:
+    f.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _llm_figures(writer: Any) -> str:
+    """The LLM cache's hits so far (an llm source only)."""
+    cache = getattr(writer, "cache", None)
+    return f", {cache.hits} llm cache hits" if cache is not None else ""
