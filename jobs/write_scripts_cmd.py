@@ -33,7 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
     p.add_argument("--seed", type=whole_number(0), help="run seed (>= 0)")
     p.add_argument("--language", help="language of every trajectory (en, zh)")
-    p.add_argument("--shard-size", type=whole_number(1), help="trajectories per shard (ids name their shard, as generate's)")
+    p.add_argument("--shard-size", type=whole_number(1),
+                   help="trajectories per shard (an id names its shard, as generate's rows do)")
     p.add_argument("--out", required=True, help=f"local output folder ({SCRIPTS_FILE}, {FAILED_FILE}, llm_cache/)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
     p.add_argument("--progress-interval", type=seconds, default=2.0, help="seconds between progress lines (default 2)")
@@ -46,7 +47,14 @@ def _tmp(path: Path) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Refusals (ConfigError, a bad --out) are UsageErrors: jobs.cli.main prints them in one line."""
-    from generators.registry import language_for, plan_sourced, scenario_for, scenario_weights, source_for, trajectory_seed
+    from generators.registry import (
+        language_for,
+        plan_sourced,
+        scenario_for,
+        scenario_weights,
+        source_for,
+        trajectory_seed,
+    )
     from jobs.runner import RunRefused
     from jobs.shards import preflight, trajectory_id
     from schemas.provenance import ScriptRecord
@@ -84,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 last = now
                 print(f"write-scripts: {j + 1}/{cfg.num} planned, {failed} failed, "
                       f"{(j + 1) / (now - t0):.0f} scripts/s{_llm_figures(writer)}", file=sys.stderr, flush=True)
-    for name, path in paths.items():
+    for path in paths.values():
         os.replace(_tmp(path), path)
     wall = time.monotonic() - t0
     mix = ", ".join(f"{s} {n}" for s, n in sorted(counts.items()))

@@ -21,8 +21,9 @@ _URL = re.compile(r"https?://|www\.\S")
 _HTML = re.compile(r"</?[A-Za-z][^>]*>")
 _INLINE_CODE = re.compile(r"`([^`\n]*)`")
 _WORDY = re.compile(r"[^\W\d_][\w' -]*", re.UNICODE)   # inline code that reads as words ("`git`", "`pip install`")
-_EMPHASIS = (re.compile(r"\*\*(.+?)\*\*"), re.compile(r"__(.+?)__"), re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"),
-             re.compile(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])"))
+_EMPHASIS = (re.compile(r"\*\*(.+?)\*\*"), re.compile(r"__(.+?)__"),
+             re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"),   # *emphasis*, not 2*3 or a list mark
+             re.compile(r"(?<![\w_])_(?!\s)(.+?)(?<!\s)_(?![\w_])"))       # _emphasis_, not snake_case
 _STRIKE = re.compile(r"~~.+?~~")
 _HEADING = re.compile(r"^#{1,6}\s+")
 _ITEM = re.compile(r"^(?:[-*+•]|\d{1,3}[.)])\s+")
