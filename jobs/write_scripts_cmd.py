@@ -61,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
 
     cfg = resolve_config(args)
     out = Path(args.out)
+    if "://" in args.out:
+        raise RunRefused(f"--out {args.out}: write-scripts writes a local folder, not a URI")
     if out.exists() and not out.is_dir():
         raise RunRefused(f"--out {out}: exists and is not a folder")
     for note in preflight(cfg):

@@ -32,7 +32,7 @@ import numpy as np
 
 from generators import text_bank as tb
 from generators.common import Planner
-from generators.corpus.read import Conversation, CorpusRecordError, open_corpus
+from generators.corpus.read import LAYOUTS, Conversation, CorpusRecordError, open_corpus
 from generators.corpus.spoken import Unspeakable, spoken_sentences
 from generators.llm.content import text_problems
 from generators.scenarios import interruption, overlay
@@ -177,7 +177,7 @@ def _spoken(conv: Conversation, lang: Language, src: ScriptSourceConfig) -> Dial
     short (or ended at a question, which ends an assistant turn, DESIGN §2 rule 7) ends the dialogue."""
     out: list[Spoken] = []
     truncated = False
-    field = conv.layout
+    field = LAYOUTS[conv.layout][0]   # the record's messages field, as errors name a message
     for e in conv.exchanges[: src.max_exchanges]:
         said: list[list[str]] = []
         for text, at in ((e.user, e.user_at), (e.assistant, e.assistant_at)):
