@@ -80,6 +80,7 @@ BROKEN = [
      "conversations[1]: a table cannot be spoken"),
     (json.dumps(_openai(("user", "Hi."), ("user", "Are you there?"), ("assistant", "Yes, I'm here."))),
      "messages[1]: two user messages in a row"),
+    (json.dumps({"messages": [{"role": {"name": "user"}, "content": "Hi."}]}), "messages[0]: role is not a text"),
 ]
 
 
@@ -111,7 +112,7 @@ def test_jsonl_in_both_layouts_and_broken_lines_named(tmp_path: Path) -> None:
     path = tmp_path / "chats.jsonl"
     expect = _write_jsonl(path)
     src, timing = _source(path), RunConfig().timing
-    assert len(src.corpus) == len(expect) == 8   # the blank line is not a record
+    assert len(src.corpus) == len(expect) == 9   # the blank line is not a record
     spoken = []
     for i, (line, why) in expect.items():
         if why is None:
@@ -315,7 +316,7 @@ def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path) -> 
 
     corpus = tmp_path / "chats.jsonl"
     expect = _write_jsonl(corpus)
-    cfg = {"num": len(expect), "shard_size": 8, "seed": 11, "scenarios": {s: 1.0 for s in FAMILIES},
+    cfg = {"num": len(expect), "shard_size": len(expect), "seed": 11, "scenarios": {s: 1.0 for s in FAMILIES},
            "script_source": {"kind": "corpus", "path": str(corpus)}}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     gen = _cli("generate", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "--workers", "1",

@@ -62,8 +62,8 @@ def test_corpus_scripts_and_failed_lines(tmp_path: Path, capsys: pytest.CaptureF
     rc = main(["write-scripts", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "w"),
                "--progress-interval", "0"])
     out, err = capsys.readouterr()
-    assert rc == 3 and "write-scripts: 16/16 planned, 10 failed" in err   # 5 bad records, each taken twice
-    assert "wrote 6 scripts (10 failed)" in out and "failures:" in out
+    assert rc == 3 and "write-scripts: 18/18 planned, 12 failed" in err   # 6 bad records, each taken twice
+    assert "wrote 6 scripts (12 failed)" in out and "failures:" in out
     cfg = load_config(str(tmp_path / "c.yaml"))
     src = source_for(cfg, tmp_path / "w")
     recs = _records(tmp_path / "w")
@@ -74,7 +74,7 @@ def test_corpus_scripts_and_failed_lines(tmp_path: Path, capsys: pytest.CaptureF
         scenario = scenario_for(r.index, 2, scenario_weights(cfg, language_for(cfg, seed)))
         assert plan_sourced(cfg, scenario, seed, "en", src, r.index) == (r.script, r.source)   # generate's plan
     failed = [json.loads(line) for line in (tmp_path / "w" / "failed.jsonl").read_text().splitlines()]
-    assert len(failed) == 10
+    assert len(failed) == 12
     for f in failed:
         line, why = expect[f["index"] % len(expect)]
         assert why is not None and f"{corpus}:{line}: " in f["error"] and why in f["error"]

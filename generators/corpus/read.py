@@ -77,6 +77,8 @@ def exchanges_of(record: Any, where: str) -> tuple[str, tuple[Exchange, ...]]:
         if not isinstance(msg, Mapping):
             raise CorpusRecordError(f"{at}: a message is an object, got {type(msg).__name__}")
         who = msg.get(who_key)
+        if not isinstance(who, str):
+            raise CorpusRecordError(f"{at}: {who_key} is not a text, got {who!r:.60}")
         if who in DROPPED_ROLES:
             continue
         if who not in USER_ROLES and who not in ASSISTANT_ROLES:
