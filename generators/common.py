@@ -11,6 +11,7 @@ from generators.harness import HarnessState
 from generators.timing import control, sampling
 from schemas.language import ENGLISH, Language
 from schemas.config import Dist, HarnessConfig, Range, TimingConfig, VoicesConfig
+from schemas.scene import Scene
 from schemas.script import ScriptTurn, VoiceSpec
 from schemas.vocab import Role, TurnAttr
 
@@ -40,6 +41,7 @@ class Planner:
     harness: HarnessConfig = field(default_factory=HarnessConfig)
     harness_state: HarnessState = field(default_factory=HarnessState)   # per trajectory: the calendar
     lang: Language = ENGLISH   # how the script's text splits into words (schemas/language.py)
+    scene: Scene | None = None   # Omni families: what the camera sees (schemas/scene.py), set by the planner
     _n: int = 0
     _control: "control.ControlSpec | None" = None   # the session's closed-loop timing targets
 

@@ -13,7 +13,8 @@ from generators.common import PlanFn, Planner
 from generators.corpus import CorpusSource, corpus_for
 from generators.llm import LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
-                                  turn_taking)
+                                  turn_taking, visual)
+from generators.scenes.bank import has_visual
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
 from schemas.config import SCENARIOS, HarnessConfig, RunConfig, Scenario, TimingConfig, VoicesConfig
@@ -37,6 +38,7 @@ PLANNERS: dict[str, PlanFn] = {
     Scenario.DELEGATION_FAILURE: delegation.plan_failure,
     Scenario.PROACTIVE_TIMER: proactive_timer.plan,
     Scenario.CONVERSATION: conversation.plan,
+    Scenario.VISUAL_QA: visual.plan,
 }
 
 
@@ -44,6 +46,8 @@ PLANNERS: dict[str, PlanFn] = {
 DELEGATION_FAMILIES: frozenset[str] = frozenset({
     Scenario.DELEGATION, Scenario.DELEGATION_MULTI, Scenario.DELEGATION_CANCEL, Scenario.DELEGATION_REVISE,
     Scenario.DELEGATION_FAILURE})
+# Families that draw visual lines (generators/banks/<lang>/visual.yaml) and render frames.
+VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA})
 # A stream of the trajectory seed of its own for the language draw, so the planner's draws stay as they were.
 _LANGUAGE_STREAM = 0x6C616E67
 
@@ -51,6 +55,8 @@ _LANGUAGE_STREAM = 0x6C616E67
 def missing_content(scenario: str, language: str, tools: Iterable[str] | None = None) -> str:
     """Why `scenario` cannot be planned in `language` ("" when it can): the content it needs is not in the
     bank, or (with `tools`, the harness tools a run enables) none of it is for those tools."""
+    if scenario in VISUAL_FAMILIES and not has_visual(language):
+        return f"the {language} text bank has no visual lines (visual.yaml)"
     if scenario in DELEGATION_FAMILIES:
         if not tb.has_delegations(language):
             return f"the {language} text bank has no delegated requests"
@@ -92,7 +98,8 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
     p = Planner.create(rng, timing, harness, lang=language_of(language), voices=voices)
     domain, turns = PLANNERS[scenario](p)
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,
-                  lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
+                  lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns),
+                  scene=p.scene)
 
 
 def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | None = None) -> Script:

@@ -20,7 +20,8 @@ from generators.timing import control as timing_control
 from pipeline import acoustics as ac
 from pipeline import mixer
 from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, InterruptionAttrs, OverlayAttrs,
-                           PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs)
+                           PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs, VisualAttrs)
+from schemas.scene import Scene, VisualChange
 from schemas.language import Language, language
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
@@ -161,6 +162,7 @@ class _State:
     tasks: dict[str, _Task] = field(default_factory=dict)
     ready: dict[str, int] = field(default_factory=dict)   # task / timer id -> sample it is readable
     log: _Log = field(default_factory=_Log)
+    visual_gate: dict[str, int] = field(default_factory=dict)   # turn id -> first window it may start in
 
     def place(self, event_id: str, stem: Stem, offset: int, text: str, voice: VoiceSpec,
               ops: tuple[Op, ...] = ()) -> np.ndarray:
@@ -189,6 +191,8 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -
     """Render every utterance and place it; raise ScheduleError if the script cannot be placed."""
     st = _State(clock=_Clock(sample_rate, unit_samples(unit_s, sample_rate)), lang=language(script.language),
                 speak=mixer.cached_speaker(tts, sample_rate))
+    if script.scene is not None:   # a visual fact is spoken no earlier than the window after its frame
+        st.visual_gate = {a.turn: script.scene.fact_unit(a) + 1 for a in script.scene.asks}
     user_voice = next((t.voice for t in script.turns if t.role == Role.USER), None)
     turns = list(script.turns)
     placed: set[int] = set()
@@ -213,6 +217,8 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -
     events = p.events + [e for task_id, task in st.tasks.items() for e in _task_events(c, task_id, task)]
     ends = [c.s(e.end_s) for e in events] + [t.offset + len(x) for t, x in zip(p.tracks, p.audio)]
     num_units = units_covering(max(ends) + c.s(script.tail_s), c.U)
+    if script.scene is not None:
+        events += _visual_events(c, script.scene, num_units)
     events.sort(key=lambda e: (e.start_s, e.id))
     words = sorted(p.words, key=lambda w: (w.start_s, w.event_id))
     stats = {"response_gaps_s": [round(g, 4) for g in st.log.gaps], **st.log.user_timing, **_control_summary(st)}
@@ -424,7 +430,7 @@ def _earliest_window(st: _State, turn: ScriptTurn) -> int:
         if turn.ref not in st.ready:
             raise ScheduleError(f"turn {turn.id}: trigger {turn.trigger} refers to unknown {turn.ref!r}")
         w = max(w, next_window(st.ready[turn.ref], U))
-    return w
+    return max(w, st.visual_gate.get(turn.id, 0))
 
 
 @dataclass(frozen=True)
@@ -582,6 +588,30 @@ def _task_events(c: _Clock, task_id: str, task: _Task) -> list[Event]:
     if not task.dropped:
         out.append(make_event(f"{task_id}.backend", EventKind.BACKEND, Role.HARNESS, c.sec(task.ready),
                               c.sec(task.ready), d.result, BackendAttrs(**shared)))
+    return out
+
+
+# ----------------------------------------------------------------------------- visual events
+
+def _visual_events(c: _Clock, scene: Scene, num_units: int) -> list[Event]:
+    """One `visual` event per change a frame of the session shows, at the start of that frame's unit."""
+    out: list[Event] = []
+    for obj in scene.objects:
+        for i, ch in enumerate(obj.timeline):
+            if ch.unit >= num_units:
+                break
+            value = ch.state if ch.change == VisualChange.CHANGES_STATE else (
+                obj.text if ch.change == VisualChange.TEXT_READABLE else None)
+            fields: dict[str, Any] = dict(object=obj.id, label=obj.label, change=ch.change, unit=ch.unit)
+            if value is not None:
+                fields["value"] = value
+            stated = [a.turn for a in scene.asks if a.object == obj.id and obj.first(a.change) is ch]
+            if stated:
+                fields["stated_by"] = stated
+            t = c.sec(window_start(ch.unit, c.U))
+            text = f"{obj.colour} {obj.label}" if ch.change == VisualChange.APPEARS else value or obj.label
+            out.append(make_event(f"{obj.id}.v{i}", EventKind.VISUAL, Role.HARNESS, t, t, text,
+                                  VisualAttrs(**fields)))
     return out
 
 

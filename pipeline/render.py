@@ -15,6 +15,7 @@ import numpy as np
 from generators.version import GENERATOR_VERSION
 from pipeline import mixer, rooms
 from pipeline.compose import Synthesizer, Timeline, compose
+from pipeline.frames import render_frames
 from pipeline.io import encode_flac
 from pipeline.scene import draw_scene, noise_events, snr_masks
 from pipeline.units import slice_units
@@ -60,6 +61,8 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     events = tl.events + noise_evs
     tokens = tokenizer.tokenize(assistant, cfg.sample_rate) if tokenizer is not None else None
     units = slice_units(events, tl.words, tl.num_units, cfg.unit_s, cfg.sample_rate, tokens, language(script.language))
+    frames = ([] if script.scene is None
+              else render_frames(script.scene, tl.num_units, cfg.vision.frame_size, seed))
     meta = {
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),
@@ -78,6 +81,6 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
         duration_s=tl.num_units * cfg.unit_s, sample_rate=cfg.sample_rate,
         user_audio=AudioBlob(bytes=encode_flac(user, cfg.sample_rate, cfg.flac_compression)),
         assistant_audio=AudioBlob(bytes=encode_flac(assistant, cfg.sample_rate, cfg.flac_compression)),
-        events=events, words=tl.words, units=units, frames=[],
+        events=events, words=tl.words, units=units, frames=frames,
         script=script.model_dump_json(), meta=json.dumps(meta, sort_keys=True),
     )

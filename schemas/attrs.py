@@ -14,6 +14,7 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from schemas.scene import VisualChange
 from schemas.script import VoiceSpec
 from schemas.vocab import EventKind, InterruptAction, TaskOutcome, TaskStatus, Trigger
 
@@ -127,7 +128,14 @@ class NoiseAttrs(_Attrs):
 
 
 class VisualAttrs(_Attrs):
-    """Omni visual events: no writer yet, so no keys."""
+    """A change the frame of `unit` first shows (schemas/scene.py): readable from unit `unit` on."""
+
+    object: str                              # SceneObject id
+    label: str                               # what the object is called
+    change: VisualChange
+    unit: int                                # the first frame showing it (frame k is input of unit k)
+    value: str | None = None                 # the state it changes to, or the text it shows
+    stated_by: list[str] | None = None       # assistant turns that state this fact (DESIGN §6)
 
 
 EventAttrs = Union[UserTurnAttrs, PauseAttrs, AssistantTurnAttrs, InterruptionAttrs, OverlayAttrs, TimerAttrs,

@@ -11,6 +11,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFun
 
 from schemas.errors import UsageError
 from schemas.language import LANGUAGES
+from schemas.scene import DEFAULT_FRAME_SIZE
 
 class Scenario(StrEnum):
     """A scenario family: the `scenario` column and the keys of `RunConfig.scenarios`."""
@@ -30,13 +31,16 @@ class Scenario(StrEnum):
     DELEGATION_FAILURE = "delegation_failure"
     PROACTIVE_TIMER = "proactive_timer"
     CONVERSATION = "conversation"
+    VISUAL_QA = "visual_qa"
 
 
 # Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
 SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # The families a config without `scenarios` draws from. `conversation` (long multi-exchange
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
-DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION)
+# The Omni families (frames, visual events) are opt-in too: audio-only defaults stay audio-only.
+OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA,)
+DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION and s not in OMNI_SCENARIOS)
 
 
 # The languages with a `schemas.language.Language` (each has a bank in generators/banks/<code>/);
@@ -75,6 +79,7 @@ MAX_LATENCY_S = 120.0            # harness latencies and timeout: a simulated ca
 MAX_LATENCY_SIGMA = 5.0
 MAX_SHARD_ATTEMPTS = 20
 MAX_SCENARIO_WEIGHT = 1e6
+MIN_FRAME_SIZE, MAX_FRAME_SIZE = 64, 1024   # pixels; SigLIP2 runs at 224..512
 
 Num = StrictFloat   # a number: int or float, never a bool or a string
 Int = StrictInt     # a whole number, never a bool, float or string
@@ -470,6 +475,12 @@ class VoicesConfig(_Strict):
         return v
 
 
+class VisionConfig(_Strict):
+    """Omni frames (pipeline/frames.py): square JPEGs of `frame_size` pixels, one per unit."""
+
+    frame_size: Int = Field(DEFAULT_FRAME_SIZE, ge=MIN_FRAME_SIZE, le=MAX_FRAME_SIZE)
+
+
 class SpeechTokenizerConfig(_Strict):
     """Path to an official S3 tokenizer ONNX file (speech_tokenizer_v2.onnx / v3). None: no tokens."""
 
@@ -606,6 +617,7 @@ class RunConfig(_Strict):
     harness: HarnessConfig = HarnessConfig()
     speech_tokenizer: SpeechTokenizerConfig = SpeechTokenizerConfig()
     script_source: ScriptSourceConfig = ScriptSourceConfig()
+    vision: VisionConfig = VisionConfig()
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
 
@@ -648,6 +660,8 @@ class RunConfig(_Strict):
             out.pop("voices", None)
         if self.script_source == ScriptSourceConfig():   # procedural, as before script sources existed
             out.pop("script_source", None)
+        if self.vision == VisionConfig():   # default frames: configs hash as before Omni rows existed
+            out.pop("vision", None)
         if self.languages is None:
             out.pop("languages", None)
         else:

@@ -5,12 +5,13 @@ and schedules it deterministically, so the script plus the TTS backend fully det
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, field_validator, model_serializer
 
 from schemas.language import language
 from schemas.protocol import DELEGATE_MAX_CHARS
+from schemas.scene import Scene
 from schemas.vocab import OVERLAY_KINDS, EventKind, InterruptAction, Role, TaskOutcome, TaskStatus, Trigger
 
 
@@ -149,6 +150,15 @@ class Script(_M):
     lead_in_s: float = 0.5
     tail_s: float = 1.0
     turns: tuple[ScriptTurn, ...]
+    scene: Scene | None = None   # Omni: what the camera sees (schemas/scene.py)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A script without a scene dumps as before scenes existed, so audio-only rows keep their bytes."""
+        out: dict[str, Any] = handler(self)
+        if self.scene is None:
+            out.pop("scene", None)
+        return out
 
     @field_validator("language")
     @classmethod

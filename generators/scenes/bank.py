@@ -1,0 +1,90 @@
+"""The visual lines of a language (generators/banks/<lang>/visual.yaml): read, checked and linted once.
+
+A file that breaks the schema, uses a slot its section does not have, has unbalanced brackets or
+renders to a line the text lint flags raises one `VisualBankError` naming the file and the entry.
+A language without the file has no Omni families (`has_visual`).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from generators.banks.engine import render_rng
+from generators.banks.loader import BANKS_DIR
+from generators.text_lint import LINTS
+
+VISUAL_FILE = "visual.yaml"
+_SLOT = re.compile(r"\{(\w+)\}")
+# what each section's templates may name, and sample values its lint renders them with
+SECTION_SLOTS: dict[str, dict[str, str]] = {
+    "colour": {"label": "mug", "place": "desk", "colour": "red"},
+    "text": {"label": "sign", "place": "street", "text": "no parking"},
+}
+_LINT_DRAWS = 8   # renders per template, each with its own alternation choices
+
+
+class VisualBankError(ValueError):
+    """A visual.yaml that does not load or does not lint; the message names the file and the entry."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class QA(_Strict):
+    ask: tuple[str, ...] = Field(min_length=2)
+    answer: tuple[str, ...] = Field(min_length=2)
+
+
+class VisualBank(_Strict):
+    colour: QA
+    text: QA
+
+
+def _lint_template(where: str, template: str, slots: dict[str, str], language: str) -> None:
+    if template.count("[") != template.count("]") or template.count("{") != template.count("}"):
+        raise VisualBankError(f"{where}: unbalanced brackets in {template!r}")
+    for name in _SLOT.findall(template):
+        if name not in slots:
+            raise VisualBankError(f"{where}: slot {{{name}}} is not one of {sorted(slots)} in {template!r}")
+    lint = LINTS.get(language)
+    rng = np.random.default_rng(0)
+    for _ in range(_LINT_DRAWS):
+        line = render_rng(rng, (template,), slots)
+        hits = lint.utterance(line) if lint is not None else []
+        if hits:
+            raise VisualBankError(f"{where}: {template!r} renders {line!r}: {hits[0]}")
+
+
+def read_visual_bank(path: Path, language: str) -> VisualBank:
+    """The visual lines at `path`, checked and linted."""
+    try:
+        bank = VisualBank.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError) as err:
+        raise VisualBankError(f"{path.name}: {err}") from None
+    except ValidationError as err:
+        e = err.errors()[0]
+        raise VisualBankError(f"{path.name}: {'.'.join(str(p) for p in e['loc'])}: {e['msg']}") from None
+    for section, slots in SECTION_SLOTS.items():
+        qa: QA = getattr(bank, section)
+        for part in ("ask", "answer"):
+            for i, template in enumerate(getattr(qa, part)):
+                _lint_template(f"{path.name}: {section}.{part}[{i}]", template, slots, language)
+    return bank
+
+
+def has_visual(language: str) -> bool:
+    return (BANKS_DIR / language / VISUAL_FILE).is_file()
+
+
+@functools.cache
+def visual_bank(language: str) -> VisualBank:
+    """The shipped visual lines of `language` (VisualBankError when it has none)."""
+    if not has_visual(language):
+        raise VisualBankError(f"no {VISUAL_FILE} in the {language} text bank")
+    return read_visual_bank(BANKS_DIR / language / VISUAL_FILE, language)

@@ -1,0 +1,172 @@
+"""A visual scene as data (DESIGN §6 "Vision"): what a camera sees at 1 fps, one frame per unit.
+
+The planner draws a `Scene` (generators/scenes) and puts it in the `Script`; the renderer
+(pipeline/frames.py) turns it into one JPEG per unit and composition turns its changes into
+`visual` events. Frame k shows the state of every object at unit k, so a change at unit a is
+first visible in frame a, the input of unit k = a (DESIGN §2): a fact it shows may be spoken no
+earlier than window a + 1.
+
+Positions and sizes are fractions of the frame (0..1), so a scene renders at any frame size.
+"""
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# The renderer's per-frame draws (camera jitter, lighting flicker, sensor noise) come from the
+# stream [trajectory seed, FRAME_STREAM, frame index]; acoustics use [seed, 1].
+FRAME_STREAM = 2
+DEFAULT_FRAME_SIZE = 448   # Realtime-Venus evaluates SigLIP2 at 448 x 448
+
+
+class SceneKind(StrEnum):
+    """Where the camera looks."""
+
+    KITCHEN = "kitchen"
+    STREET = "street"
+    DESK = "desk"
+    SCREEN = "screen"
+
+
+class VisualChange(StrEnum):
+    """`attrs.change` of a `visual` event: what the frame at `attrs.unit` first shows."""
+
+    APPEARS = "appears"
+    MOVES = "moves"
+    CHANGES_STATE = "changes_state"
+    LEAVES = "leaves"
+    TEXT_READABLE = "text_readable"
+
+
+class Shape(StrEnum):
+    """The drawing primitive of an object (pipeline/frames.py draws each)."""
+
+    BOX = "box"
+    ROUND = "round"
+    MUG = "mug"
+    BOTTLE = "bottle"
+    SIGN = "sign"
+    WINDOW = "window"
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+RGB = tuple[int, int, int]
+
+
+class Box(_M):
+    """An axis-aligned box in frame fractions: left, top, width, height."""
+
+    x: float = Field(ge=-0.5, le=1.0)
+    y: float = Field(ge=-0.5, le=1.0)
+    w: float = Field(gt=0.0, le=1.0)
+    h: float = Field(gt=0.0, le=1.0)
+
+
+class Change(_M):
+    """One step of an object's state timeline, first shown by the frame of `unit`."""
+
+    unit: int = Field(ge=0)
+    change: VisualChange
+    box: Box | None = None        # moves: where it goes
+    state: str | None = None      # changes_state: the new state name
+    rgb: RGB | None = None        # changes_state: the state's indicator colour
+
+
+class SceneObject(_M):
+    """A thing in view: what it is, how it looks, and its timeline (appears first, leaves last).
+
+    Objects no `VisualAsk` names are the distractors: seen, never asked about.
+    """
+
+    id: str
+    label: str                    # what people call it ("mug"): the word a reply names it by
+    colour: str                   # the colour name a reply says
+    rgb: RGB
+    shape: Shape
+    box: Box                      # where it appears
+    text: str | None = None       # printed on it (a sign, a screen), readable from its text_readable change
+    state: str | None = None      # initial state name, for objects whose state changes
+    timeline: tuple[Change, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _timeline_order(self) -> "SceneObject":
+        first = self.timeline[0]
+        if first.change != VisualChange.APPEARS:
+            raise ValueError(f"object {self.id}: its timeline starts with {VisualChange.APPEARS}")
+        units = [c.unit for c in self.timeline]
+        if units != sorted(units):
+            raise ValueError(f"object {self.id}: timeline units go back in time")
+        if any(c.change == VisualChange.LEAVES for c in self.timeline[:-1]):
+            raise ValueError(f"object {self.id}: nothing follows {VisualChange.LEAVES}")
+        return self
+
+    def first(self, change: VisualChange) -> Change | None:
+        """The first change of this kind (None: it never happens)."""
+        return next((c for c in self.timeline if c.change == change), None)
+
+
+class Occluder(_M):
+    """Something in front of the scene hiding part of it (a hand, a cup, a lamp post)."""
+
+    box: Box
+    rgb: RGB
+
+
+class RenderDraws(_M):
+    """Everything the look of the frames depends on besides the objects, drawn from the seed."""
+
+    background: RGB
+    background2: RGB              # the far end of a vertical gradient
+    surface: RGB                  # the table, road or desk the objects sit on
+    horizon: float = Field(ge=0.2, le=0.9)   # where the surface starts, as a fraction of height
+    texture: int = Field(ge=0, le=3)          # 0 plain, 1 stripes, 2 dots, 3 checks
+    texture_rgb: RGB
+    occluder: Occluder | None = None
+    jitter_px: float = Field(ge=0.0, le=20.0)     # camera shake per frame, at 448 px
+    light: tuple[float, float] = (1.0, 1.0)       # brightness at the first unit and per-frame drift
+    flicker: float = Field(0.0, ge=0.0, le=0.3)   # random per-frame brightness change
+    blur: float = Field(ge=0.0, le=3.0)           # gaussian blur radius, at 448 px
+    noise: float = Field(ge=0.0, le=20.0)         # sensor noise sigma, 8-bit levels
+    jpeg_quality: int = Field(ge=30, le=95)
+
+
+class VisualAsk(_M):
+    """An assistant turn that states a fact about an object: the fact the frame of `change` first shows."""
+
+    turn: str                     # ScriptTurn id
+    object: str                   # SceneObject id
+    change: VisualChange
+
+
+class Scene(_M):
+    kind: SceneKind
+    place: str                    # how speech names the place ("desk"): "the mug on the desk"
+    objects: tuple[SceneObject, ...] = Field(min_length=1)
+    render: RenderDraws
+    asks: tuple[VisualAsk, ...] = ()
+
+    @model_validator(mode="after")
+    def _asks_known(self) -> "Scene":
+        ids = [o.id for o in self.objects]
+        if len(set(ids)) != len(ids):
+            raise ValueError("scene object ids must be unique")
+        for a in self.asks:
+            obj = self.object(a.object)
+            if obj is None or obj.first(a.change) is None:
+                raise ValueError(f"ask of turn {a.turn}: object {a.object} has no {a.change} change")
+        return self
+
+    def object(self, object_id: str) -> SceneObject | None:
+        return next((o for o in self.objects if o.id == object_id), None)
+
+    def fact_unit(self, ask: VisualAsk) -> int:
+        """The first frame showing what `ask` states."""
+        obj = self.object(ask.object)
+        change = obj.first(ask.change) if obj is not None else None
+        if change is None:
+            raise ValueError(f"ask of turn {ask.turn}: no {ask.change} of {ask.object}")
+        return change.unit
