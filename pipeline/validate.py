@@ -12,6 +12,7 @@ That needs a TTS and costs one composition per row, so `validate_row` runs it on
 """
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 import numpy as np
+from PIL import Image
 
 from generators.harness.format import has_protocol_leak
 from generators.text_lint import lint_script
@@ -32,11 +34,12 @@ from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
+from schemas.scene import VisualChange
 from schemas.numerals import english_numbers
 from schemas.timeline import META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
-from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, TaskOutcome,
-                           TaskStatus, Trigger)
+from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
+                           TaskOutcome, TaskStatus, Trigger)
 from schemas.windows import last_window_at, next_window, to_samples, unit_samples, window_at, window_of, window_start
 
 SNR_TOLERANCE_DB = 0.5
@@ -48,6 +51,7 @@ HEARD_FRACTION = 0.5         # rule 8: a word less than half audible before the 
 TASK_OUTCOMES: tuple[str, ...] = tuple(str(o) for o in RELAYED_OUTCOMES + DROPPED_OUTCOMES)
 # Where the user's own speech was placed: floor-taking speech and the hesitation pauses inside it.
 USER_PLACED: tuple[EventKind, ...] = FLOOR_TAKING + (EventKind.PAUSE,)
+JPEG_FORMAT = "JPEG"         # what Pillow calls a JPEG frame
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,16 @@ class RowView:
             return Script.model_validate_json(self.row.script)
         except ValueError:
             return None
+
+    @cached_property
+    def scene(self) -> Any:
+        """The row's scene (schemas/scene.py), or None for an audio-only row."""
+        return self.script.scene if self.script is not None else None
+
+    @property
+    def omni(self) -> bool:
+        """An Omni row: it has a scene, visual events or frames."""
+        return self.scene is not None or bool(self.row.frames) or bool(self.kind(EventKind.VISUAL))
 
     def s(self, t: float) -> int:
         return to_samples(t, self.sr)
@@ -650,6 +664,75 @@ def timeline_renders_audio(v: RowView) -> Iterator[str]:
                    f"{bad[0] / v.sr:.3f} s")
 
 
+# ----------------------------------------------------------------------------- Omni (DESIGN §6 "Vision")
+
+def omni_frame_per_unit(v: RowView) -> Iterator[str]:
+    """An Omni row has exactly one JPEG per unit, all of one size (frame k is input of unit k)."""
+    if not v.omni:
+        return
+    if len(v.row.frames) != v.n:
+        yield f"{len(v.row.frames)} frames for {v.n} units"
+    sizes = set()
+    for k, blob in enumerate(v.row.frames):
+        try:
+            with Image.open(io.BytesIO(blob)) as im:
+                fmt, size = im.format, im.size
+                im.load()
+        except (OSError, ValueError) as err:
+            yield f"frame {k} does not decode: {err}"
+            continue
+        if fmt != JPEG_FORMAT:
+            yield f"frame {k} is {fmt}, not JPEG"
+        sizes.add(size)
+    if len(sizes) > 1:
+        yield f"frames have several sizes: {sorted(sizes)}"
+
+
+def omni_fact_after_frame(v: RowView) -> Iterator[str]:
+    """A visual fact is spoken no earlier than window k+1 after frame k, the first that shows it."""
+    stated: set[str] = set()
+    for e in v.kind(EventKind.VISUAL):
+        a = v.attrs[e.id]
+        if v.W(e.start_s) != a.unit:
+            yield f"{e.id}: at {e.start_s:.3f} s, not at the start of its frame's unit {a.unit}"
+        for turn_id in a.stated_by or []:
+            stated.add(turn_id)
+            t = v.turn(turn_id)
+            if t is None:
+                yield f"{e.id}: stated by {turn_id}, which is no assistant turn"
+            elif v.W(t.start_s) < a.unit + 1:
+                yield (f"{turn_id} starts in window {v.W(t.start_s)}, before window {a.unit + 1} after frame "
+                       f"{a.unit}, the first showing {e.id}")
+    for ask in v.scene.asks if v.scene is not None else ():
+        if ask.turn not in stated:
+            yield f"{ask.turn} states a fact about {ask.object} that no visual event records"
+
+
+def _bare(word: str) -> str:
+    return word.strip(".,!?;:'\"").lower().removesuffix("'s")
+
+
+def omni_named_objects_shown(v: RowView) -> Iterator[str]:
+    """The assistant never names an object no frame so far has shown: a word heard in window w names
+    only labels some frame 0..w-1 has shown (words of unit k's output play in window k+1)."""
+    if v.scene is None:
+        return
+    shown: dict[str, int] = {}
+    for e in v.kind(EventKind.VISUAL):
+        a = v.attrs[e.id]
+        if a.change == VisualChange.APPEARS:
+            shown[a.label] = min(shown.get(a.label, a.unit), a.unit)
+    labels = {o.label for o in v.scene.objects}
+    for w in v.row.words:
+        if w.role != Role.ASSISTANT:
+            continue
+        said, out_unit = _bare(w.word), v.W(w.start_s) - 1
+        label = said if said in labels else said.removesuffix("s") if said.removesuffix("s") in labels else None
+        if label is not None and shown.get(label, v.n) > out_unit:
+            first = f"frame {shown[label]}" if label in shown else "no frame"
+            yield f"{w.event_id} names the {label} at {w.start_s:.3f} s (output of unit {out_unit}); {first} shows it"
+
+
 RULES: tuple[Rule, ...] = (
     Rule("audio_length", audio_length, "§5 audio lengths equal num_units * unit_s * sample_rate"),
     Rule("unit_index", unit_index, "§3 units are indexed 0..n-1"),
@@ -678,6 +761,9 @@ RULES: tuple[Rule, ...] = (
     Rule("snr_realised", snr_realised, "§5 realised SNRs match the draws within 0.5 dB"),
     Rule("timeline_renders_audio", timeline_renders_audio, "the stored audio is what meta.timeline renders",
          slow=True),
+    Rule("omni_frame_per_unit", omni_frame_per_unit, "§3/§6 Omni rows: one JPEG frame per unit"),
+    Rule("omni_fact_after_frame", omni_fact_after_frame, "§6 a visual fact is spoken from window k+1 after its frame"),
+    Rule("omni_named_objects_shown", omni_named_objects_shown, "§6 the assistant names only objects already shown"),
 )
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
 

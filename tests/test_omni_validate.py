@@ -1,0 +1,106 @@
+"""Each Omni validate rule has a mutation test: a real visual_qa row, exactly that rule broken, exactly its id fires.
+
+Rows come from the real generator (tests/generated.py: planner, composer, espeak-ng, Pillow frames),
+validated clean before use. The (scenario, seed) of each situation is asserted to still hold.
+"""
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable
+
+import pytest
+from PIL import Image
+
+from pipeline.validate import validate_row
+from schemas.trajectory import TrajectoryRow
+from tests.generated import attrs
+
+# seed 7: the first answer ("That's blue.") does not name its object; seed 5: "The bowl is white." does
+UNNAMED_ANSWER = ("visual_qa", 7)
+NAMED_ANSWER = ("visual_qa", 5)
+
+
+def fired(row: TrajectoryRow) -> set[str]:
+    return {v.rule for v in validate_row(row, expect_tokens=False, recompose=True)}
+
+
+def fact_of(row: TrajectoryRow, turn_id: str):
+    """The visual event an assistant turn states (its attrs name the turn in stated_by)."""
+    for e in row.events:
+        if e.kind == "visual" and turn_id in (attrs(e).get("stated_by") or []):
+            return e
+    raise AssertionError(f"{row.id}: no visual fact stated by {turn_id}")
+
+
+def answer(row: TrajectoryRow, names_label: bool):
+    """The first answer that does (or does not) name the object its fact is about."""
+    for e in row.events:
+        if e.kind == "assistant_turn":
+            label = attrs(fact_of(row, e.id))["label"]
+            if (label in e.text.lower()) == names_label:
+                return e
+    raise AssertionError(f"{row.id}: no answer that {'names' if names_label else 'does not name'} its object")
+
+
+def set_attrs(e, **changes) -> None:
+    e.attrs = json.dumps({**attrs(e), **changes}, sort_keys=True)
+
+
+def m_frame_per_unit(g):
+    row = g.row(*UNNAMED_ANSWER)
+    row.frames = row.frames[:-1]   # a frame short: the last unit has no input image
+    return row, {"omni_frame_per_unit"}
+
+
+def m_fact_after_frame(g):
+    row = g.row(*UNNAMED_ANSWER)
+    turn = answer(row, names_label=False)
+    fact = fact_of(row, turn.id)
+    window = int(turn.start_s // row.unit_s)
+    assert attrs(fact)["unit"] < window, "the fixture's answer no longer waits for its frame"
+    # the frame first showing the fact is now the one of the answer's own window: spoken too early
+    fact.start_s = fact.end_s = window * row.unit_s
+    set_attrs(fact, unit=window)
+    return row, {"omni_fact_after_frame"}
+
+
+def m_named_objects_shown(g):
+    row = g.row(*NAMED_ANSWER)
+    turn = answer(row, names_label=True)
+    fact = fact_of(row, turn.id)
+    assert attrs(fact)["change"] == "appears"
+    set_attrs(fact, label="thing")   # the frames show no object of the label the answer says
+    return row, {"omni_named_objects_shown"}
+
+
+OMNI_MUTATIONS: dict[str, Callable] = {
+    "omni_frame_per_unit": m_frame_per_unit,
+    "omni_fact_after_frame": m_fact_after_frame,
+    "omni_named_objects_shown": m_named_objects_shown,
+}
+
+
+@pytest.mark.parametrize("rule_id", list(OMNI_MUTATIONS))
+def test_breaking_one_omni_rule_fires_exactly_its_id(generated, rule_id):
+    row, want = OMNI_MUTATIONS[rule_id](generated)
+    got = fired(row)
+    assert got == want, f"{rule_id}: fired {sorted(got)}, expected {sorted(want)}"
+
+
+def test_a_frame_that_is_not_a_jpeg_fires_the_frame_rule(generated):
+    row = generated.row(*UNNAMED_ANSWER)
+    png = io.BytesIO()
+    Image.open(io.BytesIO(row.frames[1])).save(png, format="PNG")
+    row.frames[1] = png.getvalue()
+    assert fired(row) == {"omni_frame_per_unit"}
+    row.frames[1] = b"\xff\xd8 not an image"
+    assert fired(row) == {"omni_frame_per_unit"}
+
+
+def test_audio_only_rows_pass_the_omni_rules(generated):
+    row = generated.situation("turn_taking")
+    assert not row.frames
+    assert not {v.rule for v in validate_row(row, expect_tokens=False) if v.rule.startswith("omni_")}
+    row.frames = [b"\xff\xd8"]   # frames on a row make it Omni: then they must be one per unit
+    assert "omni_frame_per_unit" in {v.rule for v in validate_row(row, expect_tokens=False)}
