@@ -602,16 +602,15 @@ def _visual_events(c: _Clock, scene: Scene, num_units: int) -> list[Event]:
                 break
             value = ch.state if ch.change == VisualChange.CHANGES_STATE else (
                 obj.text if ch.change == VisualChange.TEXT_READABLE else None)
-            fields: dict[str, Any] = dict(object=obj.id, label=obj.label, change=ch.change, unit=ch.unit)
-            if value is not None:
-                fields["value"] = value
+            attrs = VisualAttrs(object=obj.id, label=obj.label, change=ch.change, unit=ch.unit)
+            if value is not None:   # optional keys are set only when they apply (absent stays absent)
+                attrs.value = value
             stated = [a.turn for a in scene.asks if a.object == obj.id and obj.first(a.change) is ch]
             if stated:
-                fields["stated_by"] = stated
+                attrs.stated_by = stated
             t = c.sec(window_start(ch.unit, c.U))
             text = f"{obj.colour} {obj.label}" if ch.change == VisualChange.APPEARS else value or obj.label
-            out.append(make_event(f"{obj.id}.v{i}", EventKind.VISUAL, Role.HARNESS, t, t, text,
-                                  VisualAttrs(**fields)))
+            out.append(make_event(f"{obj.id}.v{i}", EventKind.VISUAL, Role.HARNESS, t, t, text, attrs))
     return out
 
 

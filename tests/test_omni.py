@@ -1,0 +1,127 @@
+"""Omni step 1: scenes as data, the scene planner, the frame renderer and the visual_qa family.
+
+Rows come from the real generator (tests/generated.py); scenes from the real planner, and the
+renderer, composer and loaders are the shipped ones. Where a test needs a situation the planner
+draws rarely (a fact shown late), it edits a planned scene the way a different draw would have.
+"""
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from generators.registry import families_for, missing_content, plan_script
+from generators.scenes.bank import VisualBankError, read_visual_bank
+from generators.scenes.catalog import CATALOG_FILE, CatalogError, read_catalog
+from generators.scenes.planner import draw_scene
+from pipeline.compose import compose
+from pipeline.frames import render_frame, render_frames
+from schemas.config import ConfigError, RunConfig, TimingConfig, parse_config
+from schemas.scene import DEFAULT_FRAME_SIZE, Change, SceneKind, VisualChange
+from schemas.trajectory import attrs_of
+from schemas.vocab import EventKind
+from generators.banks.loader import BANKS_DIR
+
+SEEDS = (1, 4, 5, 7)   # text and colour questions, one and two of them
+
+
+def _jpeg(blob: bytes) -> Image.Image:
+    im = Image.open(io.BytesIO(blob))
+    im.load()
+    assert im.format == "JPEG"
+    return im
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_visual_row_has_one_jpeg_per_unit(generated, seed):
+    row = generated.row("visual_qa", seed)   # validated, the Omni rules included
+    assert len(row.frames) == len(row.units) > 0
+    assert {_jpeg(f).size for f in row.frames} == {(DEFAULT_FRAME_SIZE, DEFAULT_FRAME_SIZE)}
+    visual = [e for e in row.events if e.kind == EventKind.VISUAL]
+    assert visual and all(e.start_s == attrs_of(e).unit * row.unit_s for e in visual)
+    stated = {t for e in visual for t in attrs_of(e).stated_by or []}
+    assert stated == {e.id for e in row.events if e.kind == EventKind.ASSISTANT_TURN}
+
+
+def test_visual_qa_is_not_in_the_default_mix_and_needs_a_visual_bank():
+    assert "visual_qa" not in RunConfig().scenarios
+    assert missing_content("visual_qa", "en") == ""
+    assert "visual.yaml" in missing_content("visual_qa", "zh")
+    assert "visual_qa" not in families_for("zh")
+
+
+def test_frames_are_a_function_of_scene_seed_and_size():
+    scene = draw_scene(np.random.default_rng(3), early=2, need_text=True)
+    a = render_frames(scene, 4, 448, seed=11)
+    assert a == render_frames(scene, 4, 448, seed=11)
+    assert a != render_frames(scene, 4, 448, seed=12)   # per-frame jitter, flicker and noise
+    assert {_jpeg(f).size for f in render_frames(scene, 2, 224, seed=11)} == {(224, 224)}
+
+
+def test_an_object_is_in_the_frames_from_its_appearance_on():
+    scene = plan_script("visual_qa", 7, TimingConfig()).scene
+    obj = scene.objects[0].model_copy(update={"timeline": (Change(unit=2, change=VisualChange.APPEARS),)})
+    still = scene.render.model_copy(update={"jitter_px": 0.0, "flicker": 0.0, "noise": 0.0, "blur": 0.0, "light": (1.0, 0.0)})
+    alone = scene.model_copy(update={"objects": (obj,), "render": still, "asks": ()})
+    f = [render_frame(alone, k, 448, seed=0) for k in range(4)]
+    assert f[0] == f[1] != f[2] == f[3]
+
+
+def test_an_answer_waits_for_the_frame_that_shows_its_fact(espeak):
+    script = plan_script("visual_qa", 5, TimingConfig())
+    ask = script.scene.asks[0]
+    late = 6   # the object now comes into view at unit 6, after the question
+    objs = tuple(o.model_copy(update={"timeline": (Change(unit=late, change=VisualChange.APPEARS),)})
+                 if o.id == ask.object else o for o in script.scene.objects)
+    tl = compose(script.model_copy(update={"scene": script.scene.model_copy(update={"objects": objs})}),
+                 espeak, 16000, 1.0)
+    turn = next(e for e in tl.events if e.id == ask.turn)
+    fact = next(e for e in tl.events if e.kind == EventKind.VISUAL and ask.turn in (attrs_of(e).stated_by or []))
+    assert attrs_of(fact).unit == late and int(turn.start_s) == late + 1
+    early = compose(script, espeak, 16000, 1.0)
+    assert next(e for e in early.events if e.id == ask.turn).start_s < turn.start_s
+
+
+def test_scenes_vary_in_what_layout_could_give_away():
+    scripts = [plan_script("visual_qa", s, TimingConfig()) for s in range(40)]
+    kinds = {s.scene.kind for s in scripts}
+    asked = [(s.scene, s.scene.object(a.object)) for s in scripts for a in s.scene.asks]
+    assert kinds == set(SceneKind)
+    assert len({o.colour for _, o in asked}) >= 6
+    assert np.std([o.box.x for _, o in asked]) > 0.15 and np.std([o.box.y for _, o in asked]) > 0.05
+    # the asked object is not always the front-most one, and the look of the frames varies
+    assert 0 < sum(sc.objects[-1].id == o.id for sc, o in asked) < len(asked)
+    assert len({sc.render.jpeg_quality for sc, _ in asked}) >= 10
+    assert any(sc.render.occluder is not None for sc, _ in asked)
+
+
+def test_frame_size_is_configurable_and_checked():
+    assert "vision" not in RunConfig().model_dump()   # the default dumps (and hashes) as before frames
+    assert RunConfig(vision={"frame_size": 224}).vision.frame_size == 224
+    with pytest.raises(ConfigError) as info:
+        parse_config({"vision": {"frame_size": 10}})
+    assert "vision.frame_size" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_bad_catalogue_names_the_file_and_entry(tmp_path: Path):
+    bad = tmp_path / "scenes.yaml"
+    bad.write_text(CATALOG_FILE.read_text().replace("colours: [red, blue, green, yellow, white, black, pink]",
+                                                    "colours: [red, mauve]", 1))
+    with pytest.raises(CatalogError, match=r"scenes.yaml: .*kitchen\.mug: colour 'mauve'"):
+        read_catalog(bad)
+
+
+def test_a_bad_visual_bank_names_the_file_and_entry(tmp_path: Path):
+    shutil.copy(BANKS_DIR / "en" / "visual.yaml", tmp_path / "visual.yaml")
+    path = tmp_path / "visual.yaml"
+    path.write_text(path.read_text().replace('"It says {text}."', '"It says {txt}."', 1))
+    with pytest.raises(VisualBankError, match=r"visual.yaml: text.answer\[0\]: slot \{txt\}"):
+        read_visual_bank(path, "en")
+    path.write_text((BANKS_DIR / "en" / "visual.yaml").read_text().replace(
+        '"The {label} is {colour}."', '"The {label} {label} is {colour}."', 1))
+    with pytest.raises(VisualBankError, match=r"colour.answer\[1\].*repeated_word"):
+        read_visual_bank(path, "en")
