@@ -8,6 +8,7 @@ stream [seed, FRAME_STREAM, k]. The bytes are a function of (scene, k, size, see
 """
 from __future__ import annotations
 
+import functools
 import io
 import math
 
@@ -18,6 +19,8 @@ from schemas.scene import FRAME_STREAM, RGB, Box, Scene, SceneObject, Shape, Vis
 
 REFERENCE_SIZE = 448   # the render draws' pixel amounts (jitter, blur) are at this size
 _SMUDGE: RGB = (120, 120, 120)
+MIN_BLUR_PX = 0.3     # a blur radius below this changes nothing visible: not applied
+MIN_LIGHT = 0.2       # the darkest lighting gain
 
 
 def visible_at(obj: SceneObject, k: int) -> bool:
@@ -55,6 +58,12 @@ def _dark(rgb: RGB, f: float = 0.6) -> RGB:
     return (int(rgb[0] * f), int(rgb[1] * f), int(rgb[2] * f))
 
 
+@functools.lru_cache(maxsize=64)
+def _font(px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's bundled font at `px` pixels (loading it decodes the font each time: keep a few)."""
+    return ImageFont.load_default(size=px)
+
+
 def _text(d: ImageDraw.ImageDraw, xy: tuple[int, int, int, int], text: str, fill: RGB, readable: bool) -> None:
     """The object's text centred in `xy`, or (not yet readable) grey strokes where it will be."""
     x0, y0, x1, y1 = xy
@@ -65,10 +74,10 @@ def _text(d: ImageDraw.ImageDraw, xy: tuple[int, int, int, int], text: str, fill
             d.line([(x0 + w * 0.15, yy), (x1 - w * (0.15 + 0.2 * i), yy)], fill=_SMUDGE, width=max(2, h // 10))
         return
     px = max(8, int(h * 0.42))
-    font = ImageFont.load_default(size=px)
+    font = _font(px)
     while px > 8 and d.textlength(text, font=font) > w * 0.9:
         px -= 2
-        font = ImageFont.load_default(size=px)
+        font = _font(px)
     d.text(((x0 + x1) / 2, (y0 + y1) / 2), text, fill=fill, font=font, anchor="mm")
 
 
@@ -132,14 +141,13 @@ def _background(scene: Scene, full: int, margin: int, size: int) -> Image.Image:
     return out
 
 
-def render_frame(scene: Scene, k: int, size: int, seed: int) -> bytes:
-    """Frame k of the scene as JPEG bytes, `size` x `size` pixels."""
+def _frame(scene: Scene, background: Image.Image, k: int, size: int, seed: int) -> bytes:
+    """Frame k drawn over the scene's `background` (the same for every frame, so drawn once)."""
     r = scene.render
     rng = np.random.default_rng([seed, FRAME_STREAM, k])
     scale = size / REFERENCE_SIZE
-    margin = int(math.ceil(r.jitter_px * scale)) + 1
-    full = size + 2 * margin
-    img = _background(scene, full, margin, size)
+    margin = (background.width - size) // 2
+    img = background.copy()
     d = ImageDraw.Draw(img)
     for obj in scene.objects:
         if visible_at(obj, k):
@@ -148,17 +156,32 @@ def render_frame(scene: Scene, k: int, size: int, seed: int) -> bytes:
         d.rectangle(_px(r.occluder.box, size, margin), fill=r.occluder.rgb)
     dx, dy = (int(round(v)) for v in rng.uniform(-r.jitter_px * scale, r.jitter_px * scale, 2))
     img = img.crop((margin + dx, margin + dy, margin + dx + size, margin + dy + size))
-    if r.blur > 0:
-        img = img.filter(ImageFilter.GaussianBlur(radius=r.blur * scale * float(rng.uniform(0.5, 1.0))))
-    gain = r.light[0] + r.light[1] * k + r.flicker * float(rng.standard_normal())
-    px = np.asarray(img, dtype=np.float32) * max(0.2, gain)
-    if r.noise > 0:
-        px += rng.normal(0.0, r.noise, px.shape).astype(np.float32)
+    radius = r.blur * scale * float(rng.uniform(0.5, 1.0))
+    if radius >= MIN_BLUR_PX:   # defocus: one box pass is a third of a gaussian's cost and looks alike
+        img = img.filter(ImageFilter.BoxBlur(radius=radius))
+    gain = max(MIN_LIGHT, r.light[0] + r.light[1] * k + r.flicker * float(rng.standard_normal()))
+    img = img.point([min(255, int(i * gain)) for i in range(256)] * 3)   # lighting, as a lookup table
+    if r.noise > 0:   # sensor noise
+        px = np.asarray(img, dtype=np.int16) + (rng.standard_normal((size, size, 3), dtype=np.float32)
+                                                 * np.float32(r.noise)).astype(np.int16)
+        img = Image.fromarray(np.clip(px, 0, 255).astype(np.uint8), "RGB")
     out = io.BytesIO()
-    Image.fromarray(np.clip(px, 0, 255).astype(np.uint8), "RGB").save(out, format="JPEG", quality=r.jpeg_quality)
+    img.save(out, format="JPEG", quality=r.jpeg_quality)
     return out.getvalue()
 
 
+def _canvas(scene: Scene, size: int) -> Image.Image:
+    """The background with room around it for the camera jitter."""
+    margin = int(math.ceil(scene.render.jitter_px * size / REFERENCE_SIZE)) + 1
+    return _background(scene, size + 2 * margin, margin, size)
+
+
+def render_frame(scene: Scene, k: int, size: int, seed: int) -> bytes:
+    """Frame k of the scene as JPEG bytes, `size` x `size` pixels."""
+    return _frame(scene, _canvas(scene, size), k, size, seed)
+
+
 def render_frames(scene: Scene, num_units: int, size: int, seed: int) -> list[bytes]:
-    """One JPEG per unit: frame k is the input of unit k (DESIGN §2)."""
-    return [render_frame(scene, k, size, seed) for k in range(num_units)]
+    """One JPEG per unit: frame k is the input of unit k (DESIGN §2). Equal to render_frame of each k."""
+    background = _canvas(scene, size)
+    return [_frame(scene, background, k, size, seed) for k in range(num_units)]

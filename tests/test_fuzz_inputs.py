@@ -40,7 +40,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from jobs.cli import main
-from schemas.config import SCENARIOS, Dist, Range, RunConfig, ScriptSourceConfig, ToolConfig
+from schemas.config import SCENARIOS, Dist, Range, RunConfig, ScriptSourceConfig, ToolConfig, VisionConfig
 
 SEED = 1234
 CONFIG_LIMIT_S = 5.0       # a refusal is pydantic + a few stats; longer means something started Ray
@@ -208,6 +208,7 @@ class CfgCase:
 DEFAULTS: dict[str, Any] = RunConfig().model_dump(mode="json")
 # sections left out of the dump while at their default (so old configs hash as before) still have defaults
 DEFAULTS.setdefault("script_source", ScriptSourceConfig().model_dump(mode="json"))
+DEFAULTS.setdefault("vision", VisionConfig().model_dump(mode="json"))
 
 
 def _unwrap(ann: Any) -> Any:

@@ -1,0 +1,88 @@
+"""Omni frames: render speed against a reference, and the Omni pipeline against the audio-only one, in one run.
+
+    python benchmarks/frames.py [--num 8] [--size 448]
+
+Prints, all in CPU seconds of this process (what a loaded, shared machine measures fairly):
+
+* frames per CPU-s: the scenes of `--num` planned visual_qa trajectories rendered by
+  pipeline/frames.py (12 frames each) at `--size`, beside the reference measured in the same run,
+  a blank frame of that size encoded to JPEG (the floor any renderer pays), and their ratio;
+* audio-s per CPU-s of the full pipeline (plan, TTS, compose, acoustics, FLAC, frames, units, row)
+  for `--num` visual_qa trajectories and for `--num` audio-only ones (the default mix's first
+  families by the run's own family sequence), and their ratio; plus the frames' share of the
+  visual_qa pipeline's time.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import time
+
+from PIL import Image
+
+from generators.registry import plan_trajectory, scenario_for, trajectory_seed
+from pipeline.frames import render_frames
+from pipeline.render import render_trajectory
+from pipeline.tts.espeak import EspeakBackend
+from schemas.config import RunConfig, Scenario
+
+FRAMES_PER_SCENE = 12
+REFERENCE_QUALITY = 80
+
+
+def _blank_encode(size: int, n: int) -> float:
+    """CPU seconds to encode `n` blank frames of `size` to JPEG."""
+    t0 = time.process_time()
+    for _ in range(n):
+        Image.new("RGB", (size, size), (128, 128, 128)).save(io.BytesIO(), format="JPEG", quality=REFERENCE_QUALITY)
+    return time.process_time() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--num", type=int, default=8)
+    ap.add_argument("--size", type=int, default=448)
+    args = ap.parse_args()
+    cfg = RunConfig(num=args.num, vision={"frame_size": args.size})
+    seeds = [trajectory_seed(cfg.seed, j) for j in range(args.num)]
+    visual = [plan_trajectory(cfg, Scenario.VISUAL_QA, s) for s in seeds]
+
+    n_frames = args.num * FRAMES_PER_SCENE
+    t0 = time.process_time()
+    for script in visual:
+        render_frames(script.scene, FRAMES_PER_SCENE, args.size, script.seed)
+    render_cpu = time.process_time() - t0
+    blank_cpu = _blank_encode(args.size, n_frames)
+    fps, ref = n_frames / render_cpu, n_frames / blank_cpu
+    print(f"frames {args.size}x{args.size}      {n_frames} frames of {args.num} scenes")
+    print(f"scene frames           {fps:8.1f} frames per CPU-s")
+    print(f"blank JPEG encode      {ref:8.1f} frames per CPU-s (reference)")
+    print(f"ratio scene / blank    {fps / ref:.3f}")
+
+    tts = EspeakBackend()
+    audio_only = [plan_trajectory(cfg, sc, s) for j, s in enumerate(seeds)
+                  for sc in [scenario_for(j, cfg.seed, cfg.scenarios)]]
+    rates: dict[str, float] = {}
+    frame_cpu = 0.0
+    for name, scripts in (("visual_qa", visual), ("audio-only", audio_only)):
+        t0 = time.process_time()
+        audio_s, units = 0.0, []
+        for j, script in enumerate(scripts):
+            row = render_trajectory(cfg=cfg, traj_id=str(j), script=script, tts=tts)
+            audio_s += row.duration_s
+            units.append(len(row.units))
+        cpu = time.process_time() - t0
+        if name == "visual_qa":   # the frames these rows hold, rendered again on their own
+            t1 = time.process_time()
+            for script, n in zip(scripts, units):
+                render_frames(script.scene, n, args.size, script.seed)
+            frame_cpu = time.process_time() - t1
+            visual_cpu = cpu
+        rates[name] = audio_s / cpu
+        print(f"{name:22} {audio_s:8.1f} audio-s in {cpu:6.2f} CPU-s = {rates[name]:7.1f} audio-s per CPU-s")
+    print(f"ratio visual_qa / audio-only = {rates['visual_qa'] / rates['audio-only']:.3f}")
+    print(f"frames' share of the visual_qa pipeline ~ {frame_cpu / visual_cpu:.1%}")
+
+
+if __name__ == "__main__":
+    main()
