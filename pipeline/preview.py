@@ -77,7 +77,7 @@ _LABEL_KIND = {
     Label.INTERRUPTION_ONSET: K.INTERRUPTION, Label.STOP_DISCARD: K.INTERRUPTION, Label.STOP_REPAIR: K.INTERRUPTION,
     Label.STOP_PARK: K.INTERRUPTION, Label.RESPOND: K.ASSISTANT_TURN, Label.RELAY: K.BACKEND,
     Label.PROACTIVE: K.TIMER, Label.DELEGATE: K.DELEGATE, Label.BACKEND_RESULT: K.BACKEND,
-    Label.TIMER_FIRED: K.TIMER, Label.TURN_EOS: K.ASSISTANT_TURN,
+    Label.TIMER_FIRED: K.TIMER, Label.TURN_EOS: K.ASSISTANT_TURN, Label.VISUAL_EVENT: K.VISUAL,
 }
 _WAVE_BINS_PER_S = 50
 _MAX_WAVE_BINS = 30_000
@@ -518,6 +518,22 @@ def _unit_rows(v: _View) -> str:
     )
 
 
+FRAME_LANE_PX = 96   # the height of the frame strip
+
+
+def _frames_html(frames: Sequence[Any], unit_s: float) -> str:
+    """Omni rows: frame k in window k, above the unit it is the input of ("" for an audio-only row)."""
+    if not frames:
+        return ""
+    cells = "".join(
+        f'<div class="unit" data-index="{k}" data-seek="{_n(k * unit_s)}" style="{_pos(k * unit_s)};padding:0">'
+        f'<img alt="frame {k}" title="frame {k}: input of unit {k}" style="width:100%;height:100%;object-fit:contain" '
+        f'src="data:image/jpeg;base64,{base64.b64encode(_blob_bytes(f)).decode("ascii")}"></div>'
+        for k, f in enumerate(frames))
+    return _row_html("Frames", "frame k: input of unit k",
+                     f'<div class="lane frames" style="height:{FRAME_LANE_PX}px">{cells}</div>', group=True)
+
+
 def _ruler(v: _View) -> str:
     ticks = []
     n = int(math.floor(v.end / v.unit_s + 1e-9))
@@ -577,6 +593,7 @@ def render_html(row: Any, *, audio_src: Mapping[str, str] | None = None,
         rows_html.append(_row_html("Assistant", "waveform, dB",
                                    _wave_html(v, audio, "assistant", KIND_STYLE[K.ASSISTANT_TURN].color),
                                    KIND_STYLE[K.ASSISTANT_TURN].color, group=True))
+    rows_html.append(_frames_html(d.get("frames") or [], v.unit_s))
     rows_html.append(_unit_rows(v))
 
     data = {

@@ -69,6 +69,8 @@ def slice_units(events: list[Event], words: list[Word], num_units: int, unit_s: 
             k = int(a.unit)
             delegate[k] = (ev.text, a.task_id)
             mark(k, Label.DELEGATE)
+        elif ev.kind == EventKind.VISUAL:   # frame k (input of unit k) first shows it
+            mark(W(ev.start_s), Label.VISUAL_EVENT)
         elif ev.kind in INPUT_LABELS:   # readable from the unit of the window it lands in
             k = W(ev.start_s)
             if k < n:

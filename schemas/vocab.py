@@ -59,6 +59,7 @@ class Label(StrEnum):
     DELEGATE = "delegate"                      # unit k issues a delegate request
     BACKEND_RESULT = "backend_result"          # a backend result is readable from unit k
     TIMER_FIRED = "timer_fired"                # a timer event is readable from unit k
+    VISUAL_EVENT = "visual_event"              # frame k first shows a visual change (Omni)
     TURN_EOS = "turn_eos"                      # an assistant turn ends naturally in window k+1
 
 

@@ -43,6 +43,8 @@ def test_every_visual_row_has_one_jpeg_per_unit(generated, seed):
     assert {_jpeg(f).size for f in row.frames} == {(DEFAULT_FRAME_SIZE, DEFAULT_FRAME_SIZE)}
     visual = [e for e in row.events if e.kind == EventKind.VISUAL]
     assert visual and all(e.start_s == attrs_of(e).unit * row.unit_s for e in visual)
+    shown = {attrs_of(e).unit for e in visual}
+    assert shown == {u.index for u in row.units if "visual_event" in u.labels}   # derived from the events
     stated = {t for e in visual for t in attrs_of(e).stated_by or []}
     assert stated == {e.id for e in row.events if e.kind == EventKind.ASSISTANT_TURN}
 
@@ -125,3 +127,15 @@ def test_a_bad_visual_bank_names_the_file_and_entry(tmp_path: Path):
         '"The {label} is {colour}."', '"The {label} {label} is {colour}."', 1))
     with pytest.raises(VisualBankError, match=r"colour.answer\[1\].*repeated_word"):
         read_visual_bank(path, "en")
+
+
+def test_preview_shows_one_frame_per_unit_in_its_window(generated):
+    import re
+
+    from pipeline.preview import render_html
+    row = generated.row("visual_qa", 7)
+    page = render_html(row)
+    cells = re.findall(r'data-index="(\d+)" data-seek="([\d.]+)"[^>]*><img alt="frame (\d+)"', page)
+    assert [int(k) for k, _, _ in cells] == [int(f) for _, _, f in cells] == list(range(len(row.units)))
+    assert all(float(t) == int(k) * row.unit_s for k, t, _ in cells)   # frame k sits in window k
+    assert 'alt="frame' not in render_html(generated.situation("turn_taking"))
