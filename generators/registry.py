@@ -39,6 +39,7 @@ PLANNERS: dict[str, PlanFn] = {
     Scenario.PROACTIVE_TIMER: proactive_timer.plan,
     Scenario.CONVERSATION: conversation.plan,
     Scenario.VISUAL_QA: visual.plan,
+    Scenario.VISUAL_WATCH: visual.plan_watch,
 }
 
 
@@ -47,7 +48,7 @@ DELEGATION_FAMILIES: frozenset[str] = frozenset({
     Scenario.DELEGATION, Scenario.DELEGATION_MULTI, Scenario.DELEGATION_CANCEL, Scenario.DELEGATION_REVISE,
     Scenario.DELEGATION_FAILURE})
 # Families that draw visual lines (generators/banks/<lang>/visual.yaml) and render frames.
-VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA})
+VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA, Scenario.VISUAL_WATCH})
 # A stream of the trajectory seed of its own for the language draw, so the planner's draws stay as they were.
 _LANGUAGE_STREAM = 0x6C616E67
 

@@ -32,6 +32,7 @@ class Scenario(StrEnum):
     PROACTIVE_TIMER = "proactive_timer"
     CONVERSATION = "conversation"
     VISUAL_QA = "visual_qa"
+    VISUAL_WATCH = "visual_watch"
 
 
 # Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
@@ -39,7 +40,7 @@ SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # The families a config without `scenarios` draws from. `conversation` (long multi-exchange
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
 # The Omni families (frames, visual events) are opt-in too: audio-only defaults stay audio-only.
-OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA,)
+OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA, Scenario.VISUAL_WATCH)
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION and s not in OMNI_SCENARIOS)
 
 

@@ -77,6 +77,7 @@ class Trigger(StrEnum):
     BACKEND = "backend"    # a backend result: rule 5 (a relay)
     TIMER = "timer"        # a timer firing: proactive speech
     FOLLOW = "follow"      # straight after the assistant's previous turn (ack, resume)
+    VISUAL = "visual"      # a watched visual change (Omni): proactive speech after the frame showing it
 
 
 class InterruptAction(StrEnum):

@@ -139,3 +139,15 @@ def test_preview_shows_one_frame_per_unit_in_its_window(generated):
     assert [int(k) for k, _, _ in cells] == [int(f) for _, _, f in cells] == list(range(len(row.units)))
     assert all(float(t) == int(k) * row.unit_s for k, t, _ in cells)   # frame k sits in window k
     assert 'alt="frame' not in render_html(generated.situation("turn_taking"))
+
+
+def test_visual_watch_speaks_up_in_the_window_after_the_watched_frame(generated):
+    row = generated.row("visual_watch", 1)   # validated: "tell me when the bus stops"
+    assert len(row.frames) == len(row.units)
+    ann = next(e for e in row.events if e.kind == EventKind.ASSISTANT_TURN and attrs_of(e).trigger == "visual")
+    fact = next(e for e in row.events if e.kind == EventKind.VISUAL and ann.id in (attrs_of(e).stated_by or []))
+    k = attrs_of(fact).unit
+    assert attrs_of(fact).change == VisualChange.CHANGES_STATE and attrs_of(fact).value in ann.text
+    assert int(ann.start_s // row.unit_s) == k + 1                       # the earliest window the rule allows
+    assert "proactive" in row.units[k].labels and "visual_event" in row.units[k].labels
+    assert all(u.decision == "listen" for u in row.units[k - 2:k])      # silent while it waits

@@ -16,9 +16,9 @@ from pipeline.validate import validate_row
 from schemas.trajectory import TrajectoryRow
 from tests.generated import attrs
 
-# seed 7: the first answer ("That's blue.") does not name its object; seed 5: "The bowl is white." does
+# seed 7: the first answer ("That's blue.") does not name its object; seed 0: "The bar is blue." does
 UNNAMED_ANSWER = ("visual_qa", 7)
-NAMED_ANSWER = ("visual_qa", 5)
+NAMED_ANSWER = ("visual_qa", 0)
 
 
 def fired(row: TrajectoryRow) -> set[str]:
@@ -47,6 +47,17 @@ def set_attrs(e, **changes) -> None:
     e.attrs = json.dumps({**attrs(e), **changes}, sort_keys=True)
 
 
+def move_fact(row: TrajectoryRow, fact, unit: int) -> None:
+    """The fact's event (and the visual_event label derived from it) at another frame's unit."""
+    old = attrs(fact)["unit"]
+    fact.start_s = fact.end_s = unit * row.unit_s
+    set_attrs(fact, unit=unit)
+    still = {attrs(e)["unit"] for e in row.events if e.kind == "visual"}
+    if old not in still:
+        row.units[old].labels = [x for x in row.units[old].labels if x != "visual_event"]
+    row.units[unit].labels = sorted({*row.units[unit].labels, "visual_event"})
+
+
 def m_frame_per_unit(g):
     row = g.row(*UNNAMED_ANSWER)
     row.frames = row.frames[:-1]   # a frame short: the last unit has no input image
@@ -59,9 +70,7 @@ def m_fact_after_frame(g):
     fact = fact_of(row, turn.id)
     window = int(turn.start_s // row.unit_s)
     assert attrs(fact)["unit"] < window, "the fixture's answer no longer waits for its frame"
-    # the frame first showing the fact is now the one of the answer's own window: spoken too early
-    fact.start_s = fact.end_s = window * row.unit_s
-    set_attrs(fact, unit=window)
+    move_fact(row, fact, window)   # the first frame showing it is the answer's own window's: too early
     return row, {"omni_fact_after_frame"}
 
 
@@ -104,3 +113,11 @@ def test_audio_only_rows_pass_the_omni_rules(generated):
     assert not {v.rule for v in validate_row(row, expect_tokens=False) if v.rule.startswith("omni_")}
     row.frames = [b"\xff\xd8"]   # frames on a row make it Omni: then they must be one per unit
     assert "omni_frame_per_unit" in {v.rule for v in validate_row(row, expect_tokens=False)}
+
+
+def test_a_proactive_visual_reply_before_its_frame_fires_the_fact_rule(generated):
+    row = generated.row("visual_watch", 1)
+    ann = next(e for e in row.events if e.kind == "assistant_turn" and attrs(e)["trigger"] == "visual")
+    fact = fact_of(row, ann.id)
+    move_fact(row, fact, int(ann.start_s // row.unit_s) + 1)   # the change shows only after the reply began
+    assert fired(row) == {"omni_fact_after_frame"}

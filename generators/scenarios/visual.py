@@ -11,12 +11,15 @@ from __future__ import annotations
 from generators.banks.engine import render_rng
 from generators.common import Planner
 from generators.scenes.bank import QA, visual_bank
-from generators.scenes.planner import draw_scene, keep_visible, overlap, with_asks
+from generators.scenes.planner import (draw_scene, keep_visible, overlap, state_targets, with_asks,
+                                       with_state_change)
 from schemas.scene import Scene, SceneObject, VisualAsk, VisualChange
 from schemas.script import ScriptTurn
+from schemas.vocab import Trigger
 
 EARLY_OBJECTS = 3   # objects that appear in the first frames: what questions may be about
 TWO_QUESTIONS_PROB = 0.7
+WATCH_AFTER = (6, 13)   # the watched change comes this many frames after the first frame
 
 
 def _question(p: Planner, scene: Scene, obj: SceneObject) -> tuple[QA, dict[str, str], VisualChange]:
@@ -51,4 +54,24 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
         turns.append(answer)
         asks.append(VisualAsk(turn=answer.id, object=obj.id, change=change))
     p.scene = with_asks(keep_visible(scene, {o.id for o in asked}), asks)
+    return f"visual_{scene.kind}", turns
+
+
+def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """"Tell me when the kettle boils": the assistant acknowledges, then speaks up unprompted in the
+    window after the frame that first shows the change (a proactive visual trigger)."""
+    watch = visual_bank(p.lang.code).watch
+    scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_states=tuple(watch.states))
+    early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
+    watchable = [o for o in scene.objects if o.id in early and set(state_targets(scene, o)) & set(watch.states)]
+    obj = watchable[int(p.rng.integers(len(watchable)))]
+    targets = [s for s in state_targets(scene, obj) if s in watch.states]
+    state = targets[int(p.rng.integers(len(targets)))]
+    scene = with_state_change(scene, obj.id, int(p.rng.integers(*WATCH_AFTER)), state)
+    slots = {"label": obj.label, "when": watch.states[state].when, "now": watch.states[state].now}
+    ack = p.assistant(render_rng(p.rng, watch.ack, slots))
+    announce = p.assistant(render_rng(p.rng, watch.announce, slots), trigger=Trigger.VISUAL)
+    turns = [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
+    asks = [VisualAsk(turn=announce.id, object=obj.id, change=VisualChange.CHANGES_STATE)]
+    p.scene = with_asks(keep_visible(scene, {obj.id}), asks)
     return f"visual_{scene.kind}", turns

@@ -25,6 +25,7 @@ SECTION_SLOTS: dict[str, dict[str, str]] = {
     "colour": {"label": "mug", "place": "desk", "colour": "red"},
     "text": {"label": "sign", "place": "street", "text": "no parking"},
 }
+WATCH_SLOTS: dict[str, str] = {"label": "kettle", "when": "boils", "now": "is boiling"}
 _LINT_DRAWS = 8   # renders per template, each with its own alternation choices
 
 
@@ -41,9 +42,22 @@ class QA(_Strict):
     answer: tuple[str, ...] = Field(min_length=2)
 
 
+class StatePhrases(_Strict):
+    when: str                     # what the user waits for: "boils"
+    now: str                      # how the assistant says it happened: "is boiling"
+
+
+class Watch(_Strict):
+    ask: tuple[str, ...] = Field(min_length=2)
+    ack: tuple[str, ...] = Field(min_length=2)
+    announce: tuple[str, ...] = Field(min_length=2)
+    states: dict[str, StatePhrases] = Field(min_length=1)
+
+
 class VisualBank(_Strict):
     colour: QA
     text: QA
+    watch: Watch
 
 
 def _lint_template(where: str, template: str, slots: dict[str, str], language: str) -> None:
@@ -75,6 +89,11 @@ def read_visual_bank(path: Path, language: str) -> VisualBank:
         for part in ("ask", "answer"):
             for i, template in enumerate(getattr(qa, part)):
                 _lint_template(f"{path.name}: {section}.{part}[{i}]", template, slots, language)
+    for part in ("ask", "ack", "announce"):
+        for i, template in enumerate(getattr(bank.watch, part)):
+            _lint_template(f"{path.name}: watch.{part}[{i}]", template, WATCH_SLOTS, language)
+    for state, ph in bank.watch.states.items():
+        _lint_template(f"{path.name}: watch.states.{state}", f"{ph.when} {ph.now}", {}, language)
     return bank
 
 

@@ -86,21 +86,30 @@ def _render(rng: np.random.Generator, cat: Catalog, spec: KindSpec, kind: SceneK
         jpeg_quality=int(rng.integers(r.jpeg_quality[0], r.jpeg_quality[1] + 1)))
 
 
+def _can_become(spec: ObjectSpec, states: tuple[str, ...]) -> bool:
+    return bool(set(spec.states[1:]) & set(states))
+
+
 def draw_scene(rng: np.random.Generator, early: int = 1, kind: SceneKind | None = None,
-               need_text: bool = False) -> Scene:
+               need_text: bool = False, need_states: tuple[str, ...] = ()) -> Scene:
     """A scene whose first `early` objects appear in the first frames (what questions will be about).
 
-    `need_text`: one of those early objects carries text (a sign, a note, a window)."""
+    `need_text`: one of those early objects carries text (a sign, a note, a window).
+    `need_states`: one of them can change to one of these states (the kind is drawn among those that have one)."""
     cat = catalog()
-    kind = SceneKind(_pick(rng, tuple(SceneKind))) if kind is None else kind
+    if kind is None:
+        kinds = tuple(k for k in SceneKind if not need_states or any(_can_become(o, need_states)
+                                                                      for o in cat.kinds[k].objects))
+        kind = SceneKind(_pick(rng, kinds))
     spec = cat.kinds[kind]
     n = min(int(rng.integers(OBJECTS_PER_SCENE[0], OBJECTS_PER_SCENE[1] + 1)), len(spec.objects))
     order = [int(i) for i in rng.permutation(len(spec.objects))]
-    if need_text:   # a text object among the early ones, at a drawn place among them
-        texts = [i for i in order if spec.objects[i].texts]
-        if texts:
-            order.remove(texts[0])
-            order.insert(int(rng.integers(0, max(1, early))), texts[0])
+    wanted = [(need_text, lambda o: bool(o.texts)), (bool(need_states), lambda o: _can_become(o, need_states))]
+    for need, fits in wanted:   # such an object among the early ones, at a drawn place among them
+        found = [i for i in order if fits(spec.objects[i])] if need else []
+        if found and found[0] not in order[:early]:
+            order.remove(found[0])
+            order.insert(int(rng.integers(0, max(1, early))), found[0])
     render = _render(rng, cat, spec, kind)
     objects = []
     for i, idx in enumerate(order[:max(n, early)]):
@@ -151,3 +160,23 @@ def keep_visible(scene: Scene, asked: set[str]) -> Scene:
                                            for oid in asked for b in boxes[oid]):
         render = render.model_copy(update={"occluder": None})
     return scene.model_copy(update={"objects": tuple(objs), "render": render})
+
+
+def state_targets(scene: Scene, obj: SceneObject) -> tuple[str, ...]:
+    """The states the object can change to (its catalogue entry's, after the initial one)."""
+    spec = next(o for o in catalog().kinds[scene.kind].objects if o.label == obj.label)
+    return spec.states[1:]
+
+
+def with_state_change(scene: Scene, object_id: str, unit: int, state: str) -> Scene:
+    """The scene with the object changing to `state` at `unit` as its one change after it appears
+    (and its text becoming readable): the change a user watches for."""
+    objs = []
+    for o in scene.objects:
+        if o.id == object_id:
+            keep = tuple(c for c in o.timeline if c.change in (VisualChange.APPEARS, VisualChange.TEXT_READABLE))
+            change = Change(unit=max(unit, keep[-1].unit + 1), change=VisualChange.CHANGES_STATE, state=state,
+                            rgb=catalog().states[state])
+            o = o.model_copy(update={"timeline": (*keep, change)})
+        objs.append(o)
+    return scene.model_copy(update={"objects": tuple(objs)})
