@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from generators.banks.loader import BANKS_DIR
 from generators.registry import families_for, missing_content, plan_script
 from generators.scenes.bank import VisualBankError, read_visual_bank
 from generators.scenes.catalog import CATALOG_FILE, CatalogError, read_catalog
@@ -24,7 +25,6 @@ from schemas.config import ConfigError, RunConfig, TimingConfig, parse_config
 from schemas.scene import DEFAULT_FRAME_SIZE, Change, SceneKind, VisualChange
 from schemas.trajectory import attrs_of
 from schemas.vocab import EventKind
-from generators.banks.loader import BANKS_DIR
 
 SEEDS = (1, 4, 5, 7)   # text and colour questions, one and two of them
 

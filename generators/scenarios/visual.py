@@ -13,7 +13,7 @@ from generators.common import Planner
 from generators.scenes.bank import QA, visual_bank
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, state_targets, with_asks,
                                        with_state_change)
-from schemas.scene import Scene, SceneObject, VisualAsk, VisualChange
+from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange
 from schemas.script import ScriptTurn
 from schemas.vocab import Trigger
 
@@ -31,9 +31,13 @@ def _question(p: Planner, scene: Scene, obj: SceneObject) -> tuple[QA, dict[str,
     return bank.colour, slots, VisualChange.APPEARS
 
 
+def _boxes(o: SceneObject) -> list[Box]:
+    return [o.box, *(c.box for c in o.timeline if c.box is not None)]
+
+
 def _apart(a: SceneObject, b: SceneObject) -> bool:
-    boxes = lambda o: [o.box, *(c.box for c in o.timeline if c.box is not None)]  # noqa: E731
-    return all(overlap(x, y) == 0 for x in boxes(a) for y in boxes(b))
+    """No frame shows the two overlapping (both can be asked about and stay in plain view)."""
+    return all(overlap(x, y) == 0 for x in _boxes(a) for y in _boxes(b))
 
 
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
