@@ -38,12 +38,18 @@ _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset("the a an of in on at for to is are what when does do how and or".split())
 
 
+@lru_cache(maxsize=None)
+def _snippet_terms() -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """(title words, text words) per snippet, split once per process instead of on every search."""
+    return tuple((frozenset(_WORD.findall(title.lower())), frozenset(_WORD.findall(text.lower())))
+                 for title, text in snippets())
+
+
 def search(query: str, k: int = 1) -> list[tuple[str, str]]:
     """Top-k snippets by query-term overlap (title terms count double); NotFound if nothing matches."""
     terms = {w for w in _WORD.findall(query.lower()) if w not in _STOP}
     scored = []
-    for i, (title, text) in enumerate(snippets()):
-        tw, bw = set(_WORD.findall(title.lower())), set(_WORD.findall(text.lower()))
+    for i, ((title, text), (tw, bw)) in enumerate(zip(snippets(), _snippet_terms())):
         score = 2 * len(terms & tw) + len(terms & bw)
         if score:
             scored.append((-score, i, title, text))
