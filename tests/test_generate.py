@@ -16,7 +16,7 @@ from jobs.validate_cmd import validate_dataset
 from schemas.arrow import row_from_dict
 from schemas.config import DEFAULT_SCENARIOS, RunConfig, dump_config
 
-NUM, SHARD = 28, 7   # 28 rows cover every default family with the golden-ratio assignment
+SEED, NUM, SHARD = 26, 14, 7   # with seed 26 the golden-ratio assignment gives each of the 14 default families one row
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def two_runs(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("gen")
     cfg_path = root / "cfg.yaml"
-    cfg_path.write_text(dump_config(RunConfig(seed=11, num=NUM, shard_size=SHARD)))
+    cfg_path.write_text(dump_config(RunConfig(seed=SEED, num=NUM, shard_size=SHARD)))
     out2 = root / "w2"
     logs = root / "w2.out", root / "w2.err"        # files, not pipes: nobody reads them while it runs
     with open(logs[0], "w") as out, open(logs[1], "w") as err:
