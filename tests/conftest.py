@@ -65,3 +65,24 @@ def generated(espeak, tmp_path_factory):
     onnx = build_tiny_s3_onnx(tmp_path_factory.mktemp("s3") / "speech_tokenizer_v2.onnx")
     # each line synthesised once: generating a row, then re-composing and re-rendering it to validate it
     return Generated(tts={"tone": CachedTTS(ToneTTS()), "espeak": CachedTTS(espeak)}, onnx_path=onnx)
+
+
+@pytest.fixture(scope="session")
+def cli_dataset(tmp_path_factory):
+    """`duplexsynth generate --num 4 --shard-size 2 --workers 1` (default config), run once per session
+    as the real CLI in its own process with its own local Ray: the real output folder for the tests
+    that only read it (the end-to-end chain, the fuzzed readers). Tests copy it before changing it.
+    """
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path_factory.mktemp("cli_dataset") / "d"
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--num", "4", "--shard-size", "2", "--out",
+                           str(out), "--workers", "1", "--no-progress"], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"duplexsynth generate:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    m = json.loads((out / "manifest.json").read_text())
+    assert (m["rows"], m["failed"], len(m["shards"])) == (4, 0, 2), m
+    return out

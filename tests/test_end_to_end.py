@@ -1,8 +1,9 @@
 """End to end on generated rows: `generate` -> `validate` -> `export` -> `train` (a few steps) -> `eval-decisions`.
 
-Every step is the real CLI in its own process (generate starts its own local Ray), and each step's
-real output is checked: row counts, a clean validate, the export's split, finite losses, and an
-eval report with the decision metrics per scenario family.
+Every step is the real CLI in its own process (generate starts its own local Ray: the session's
+`cli_dataset`, which other read-only tests share), and each step's real output is checked: row
+counts, a clean validate, the export's split, finite losses, and an eval report with the decision
+metrics per scenario family.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pyarrow.parquet as pq
 from tests.generated import read_rows, row_texts, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
-NUM = 8
+NUM = 4   # cli_dataset: --num 4 --shard-size 2
 STEPS = 4
 
 
@@ -28,9 +29,8 @@ def _cli(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
     return proc
 
 
-def test_generate_export_train_eval_decisions(tmp_path):
-    gen = tmp_path / "gen"
-    _cli("generate", "--num", str(NUM), "--shard-size", "4", "--workers", "1", "--out", str(gen), "--no-progress")
+def test_generate_export_train_eval_decisions(tmp_path, cli_dataset):
+    gen = cli_dataset
     manifest = json.loads((gen / "manifest.json").read_text())
     assert manifest["rows"] == NUM and manifest["failed"] == 0 and len(manifest["shards"]) == 2
     rows = read_rows(gen)
@@ -57,7 +57,7 @@ def _export_train_eval(gen: Path, rows: list, tmp_path: Path) -> None:
     """export -> train (a few steps) -> eval-decisions of the generated dataset, each checked."""
     train, run, report = tmp_path / "train", tmp_path / "run", tmp_path / "eval.json"
     tok = train_tokenizer(tmp_path / "tok" / "tokenizer.json", row_texts(rows))
-    # eight rows over many families: a stratified val split would be empty, so every row trains and is evaluated
+    # four rows over four families: a stratified val split would be empty, so every row trains and is evaluated
     _cli("export", str(gen), "--tokenizer", str(tok), "--out", str(train), "--val-fraction", "0", "--seed", "1")
     m = json.loads((train / "manifest.json").read_text())
     assert m["split"]["train"]["rows"] == NUM

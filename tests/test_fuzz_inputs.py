@@ -752,13 +752,11 @@ READERS = ("validate", "stats", "preview", "export")
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """One small real dataset (2 shards of 2 rows, local Ray) and a real export of it."""
-    root = tmp_path_factory.mktemp("data")
-    d = root / "d"
+def dataset(cli_dataset: Path) -> tuple[Path, Path]:
+    """One small real dataset (2 shards of 2 rows, local Ray: the session's `cli_dataset`, generated
+    by the CLI with --num 4 --shard-size 2) and a real export of it. Cases copy it before breaking it."""
+    d = cli_dataset
     e = _export_of(d)
-    assert main(["generate", "--num", "4", "--shard-size", "2", "--out", str(d), "--workers", "1",
-                 "--no-progress"]) == 0
     assert len(_manifest(d)["shards"]) == 2
     assert main(["export", str(d), "--out", str(e)]) == 0
     return d, e
