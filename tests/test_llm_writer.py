@@ -354,9 +354,30 @@ def _shard_shas(out: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((out / "shards").glob("*.parquet"))}
 
 
-def test_generate_and_validate_end_to_end(tmp_path: Path) -> None:
-    import pyarrow.parquet as pq
+@pytest.fixture(scope="module")
+def llm_ray() -> Iterator[str]:
+    """One local Ray that both `generate` runs of the end-to-end test attach to (`--address`), as a
+    cluster would run them: starting an embedded Ray is most of the cost of an 8-row run. Its
+    workers see the key in their environment, as a cluster's workers would (never in the config)."""
+    import ray
+    assert not ray.is_initialized()
+    had = os.environ.get(KEY_ENV)
+    os.environ[KEY_ENV] = SECRET   # the raylet, and so every worker, inherits the environment from here
+    try:
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=200 * 1024 * 1024)
+        try:
+            yield ray.get_runtime_context().gcs_address
+        finally:
+            ray.shutdown()
+    finally:
+        if had is None:
+            os.environ.pop(KEY_ENV, None)
+        else:
+            os.environ[KEY_ENV] = had
 
+
+def test_generate_and_validate_end_to_end(tmp_path: Path, llm_ray: str) -> None:
     out = tmp_path / "L"
     with ScriptedServer(["429", "malformed"]) as srv:
         cfg_data = {"num": 8, "shard_size": 4, "seed": 3, "scenarios": {s: 1.0 for s in FAMILIES},
@@ -367,38 +388,56 @@ def test_generate_and_validate_end_to_end(tmp_path: Path) -> None:
         srv.fail_seeds = {fail_seed}
         (tmp_path / "llm.yaml").write_text(yaml.safe_dump(cfg_data))
         env = {**os.environ, KEY_ENV: SECRET}
-        gen = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--workers", "1",
+        gen = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--address", llm_ray,
                    "--no-progress", env=env)
         assert gen.returncode in (0, 3), gen.stderr[-3000:]
         first_calls = len(srv.requests)
         shas = _shard_shas(out)
 
-        val = _cli("validate", str(out), env=env)
-        assert val.returncode == 0, val.stdout[-3000:] + val.stderr[-3000:]
+        # validate reads a copy of the run (the rerun below removes the shards) beside the checks and the rerun
+        shutil.copytree(out, tmp_path / "V")
+        logs = tmp_path / "validate.out", tmp_path / "validate.err"   # files, not pipes: nobody reads them meanwhile
+        with open(logs[0], "w") as vout, open(logs[1], "w") as verr:
+            validate = subprocess.Popen([sys.executable, "-m", "jobs.cli", "validate", str(tmp_path / "V")], cwd=REPO,
+                                        env=env, stdout=vout, stderr=verr)
+        try:
+            _check_run_and_rerun(tmp_path, out, srv, env, first_calls, shas, llm_ray)
+            validate.wait(timeout=600)
+        finally:
+            if validate.poll() is None:
+                validate.kill()
+                validate.wait()
+        assert validate.returncode == 0, logs[0].read_text()[-3000:] + logs[1].read_text()[-3000:]
 
-        rows = pq.read_table(out / "shards").to_pylist()
-        failed = pq.read_table(out / "failed").to_pylist()
-        assert len(rows) == 7 and [f["index"] for f in failed] == [5]
-        assert "no valid script after 2 attempt(s)" in failed[0]["error"] and "half a reply" in failed[0]["error"]
-        for r in rows:
-            src = json.loads(r["meta"])["script_source"]
-            assert src["model"] == "scripted-test-model" and src["calls"]
-            assert all(len(c["prompt_sha256"]) == 64 and c["response"] for c in src["calls"])
-        from generators.registry import scenario_for
-        planned = [scenario_for(j, 3, {f: 1.0 for f in FAMILIES}) for j in range(8)]
-        assert [r["scenario"] for r in rows] == planned[:5] + planned[6:] and failed[0]["scenario"] == planned[5]
-        assert len(set(planned)) >= 6
-        assert all(r["auth"] == f"Bearer {SECRET}" for r in srv.requests)
-        for p in out.rglob("*"):   # the key is nowhere in the output folder (config, manifest, rows, cache)
-            assert not p.is_file() or SECRET.encode() not in p.read_bytes(), p
 
-        # a rerun from the cache: every shard redone, no call, identical bytes
-        shutil.rmtree(out / "shards")
-        shutil.rmtree(out / "summaries")
-        again = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--workers", "1",
-                     "--no-progress", env=env)
-        assert again.returncode in (0, 3), again.stderr[-3000:]
-        redone = pq.read_table(out / "failed").to_pylist()
-        assert [f["index"] for f in redone] == [5], [f["error"][:300] for f in redone]
-        assert srv.requests[first_calls:] == []   # every response, the failed trajectory's too, was cached
-        assert _shard_shas(out) == shas
+def _check_run_and_rerun(tmp_path: Path, out: Path, srv: ScriptedServer, env: dict[str, str], first_calls: int,
+                         shas: dict[str, str], address: str) -> None:
+    """The first run's rows, failed record and provenance; then a rerun from the cache."""
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "shards").to_pylist()
+    failed = pq.read_table(out / "failed").to_pylist()
+    assert len(rows) == 7 and [f["index"] for f in failed] == [5]
+    assert "no valid script after 2 attempt(s)" in failed[0]["error"] and "half a reply" in failed[0]["error"]
+    for r in rows:
+        src = json.loads(r["meta"])["script_source"]
+        assert src["model"] == "scripted-test-model" and src["calls"]
+        assert all(len(c["prompt_sha256"]) == 64 and c["response"] for c in src["calls"])
+    from generators.registry import scenario_for
+    planned = [scenario_for(j, 3, {f: 1.0 for f in FAMILIES}) for j in range(8)]
+    assert [r["scenario"] for r in rows] == planned[:5] + planned[6:] and failed[0]["scenario"] == planned[5]
+    assert len(set(planned)) >= 6
+    assert all(r["auth"] == f"Bearer {SECRET}" for r in srv.requests)
+    for p in out.rglob("*"):   # the key is nowhere in the output folder (config, manifest, rows, cache)
+        assert not p.is_file() or SECRET.encode() not in p.read_bytes(), p
+
+    # a rerun from the cache: every shard redone, no call, identical bytes
+    shutil.rmtree(out / "shards")
+    shutil.rmtree(out / "summaries")
+    again = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--address", address,
+                 "--no-progress", env=env)
+    assert again.returncode in (0, 3), again.stderr[-3000:]
+    redone = pq.read_table(out / "failed").to_pylist()
+    assert [f["index"] for f in redone] == [5], [f["error"][:300] for f in redone]
+    assert srv.requests[first_calls:] == []   # every response, the failed trajectory's too, was cached
+    assert _shard_shas(out) == shas
