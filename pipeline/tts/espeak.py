@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import _ctypes
 import ctypes
+import functools
 import os
 import re
 import shutil
@@ -191,6 +192,11 @@ class EspeakBackend:
         self._lib_path: str | None = None
         self._lib_pid: int | None = None
         self._version: str | None = None
+        # VoiceSpec.name -> the voice path that selects it (_resolve): finding "en-gb+m2" reads every
+        # voice file (espeak_ListVoices) on a fresh library copy, a fifth of a render's time per call
+        self._resolved: dict[str, str] = {}
+        self._data: str | None = None      # the data view _private_data_path made in process _data_pid
+        self._data_pid: int | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit, "_version": self._version}
@@ -234,17 +240,45 @@ class EspeakBackend:
         self._lib_path, self._lib_pid = path, os.getpid()
         return path
 
+    def _private_data_path(self) -> str:
+        """espeak-ng's data as the wheel has it, seen through a tree of links in which every voice file
+        also answers to its lower-case path ("lang/gmw/en-us" for "lang/gmw/en-US"), once per process.
+
+        Why: espeak_SetVoiceByName lower-cases the name it is given and loads that path directly, or
+        else lists (reads) every voice file to find it, ~14 ms on each fresh library copy, which is
+        more than synthesising a short line. With this view every voice is selected by a path
+        (``_select``), so the list is read once per voice and process; the files, hence the audio,
+        are the wheel's own. Caller holds the lock.
+        """
+        if self._data is not None and self._data_pid == os.getpid():
+            return self._data
+        src = Path(espeakng_loader.get_data_path())
+        root = Path(tempfile.mkdtemp(prefix="duplexsynth-espeak-data-"))
+        weakref.finalize(self, shutil.rmtree, str(root), True)
+        for entry in src.iterdir():
+            if entry.name != "lang":
+                (root / entry.name).symlink_to(entry)
+        for folder, _dirs, files in os.walk(src / "lang"):
+            mirror = root / Path(folder).relative_to(src)
+            mirror.mkdir(parents=True, exist_ok=True)
+            for f in files:
+                (mirror / f).symlink_to(Path(folder) / f)
+                if f.lower() not in files:
+                    (mirror / f.lower()).symlink_to(Path(folder) / f)
+        self._data, self._data_pid = str(root), os.getpid()
+        return self._data
+
     def _open(self) -> tuple[ctypes.CDLL, int]:
         """Load and initialise a pristine library instance. Caller holds the lock."""
         lib = ctypes.CDLL(self._private_lib_path())
         _declare(lib)
+        data = self._private_data_path()
         rate = lib.espeak_Initialize(
-            _AUDIO_OUTPUT_SYNCHRONOUS, 0, espeakng_loader.get_data_path().encode(),
-            _INITIALIZE_DONT_EXIT | _INITIALIZE_PHONEME_EVENTS,
+            _AUDIO_OUTPUT_SYNCHRONOUS, 0, data.encode(), _INITIALIZE_DONT_EXIT | _INITIALIZE_PHONEME_EVENTS,
         )
         if rate <= 0:
             _dlclose(lib)
-            raise RuntimeError(f"espeak_Initialize failed (returned {rate}); data path {espeakng_loader.get_data_path()}")
+            raise RuntimeError(f"espeak_Initialize failed (returned {rate}); data path {data}")
         lib.espeak_ng_SetRandSeed(_RAND_SEED)
         return lib, rate
 
@@ -268,28 +302,48 @@ class EspeakBackend:
             i += 1
         return sorted(out)
 
+    def _resolve(self, name: str) -> str | None:
+        """The path that selects voice ``name`` (``_select_voice``), found once per name and process in a
+        library copy of its own, so every synthesis selects its voice the same way, first call or not.
+        Caller holds the lock and has no library copy open (a second dlopen would share the first)."""
+        if name not in self._resolved:
+            probe, _ = self._open()
+            try:
+                resolved = self._select_voice(probe, name)
+            finally:
+                self._close(probe)
+            if resolved is None:
+                return None
+            self._resolved[name] = resolved
+        return self._resolved[name]
+
     @staticmethod
-    def _select_voice(lib: ctypes.CDLL, name: str) -> bool:
-        """Select ``name`` as a voice file name, else as a language code ("en-gb" -> file "en")."""
+    def _select_voice(lib: ctypes.CDLL, name: str) -> str | None:
+        """Select ``name`` as a voice file name, else as a language code ("en-gb" -> file "en"): the
+        voice's path that selects the same voice file and variant without listing the voices
+        ("gmw/en-us+f3" for "en-us+f3", "gmw/en+m2" for "en-gb+m2"), or None."""
         base, plus, variant = name.partition("+")
         if not base:
-            return False
-        if lib.espeak_SetVoiceByName(name.encode()) == _EE_OK:
-            return True
+            return None
         arr = lib.espeak_ListVoices(None)
-        matches: list[str] = []
+        files: dict[str, str] = {}     # voice file name -> its identifier (path under lang/), lower case
+        by_language: list[tuple[str, str]] = []
         i = 0
         while arr[i]:
             v = arr[i].contents
             p = v.languages
-            if v.identifier and p and ctypes.c_ubyte.from_address(p).value:
-                if ctypes.string_at(p + 1).decode("utf-8", "replace").lower() == base.lower():
-                    matches.append(v.identifier.decode("utf-8", "replace").rsplit("/", 1)[-1])
+            if v.identifier:
+                ident = v.identifier.decode("utf-8", "replace")
+                files.setdefault(ident.rsplit("/", 1)[-1].lower(), ident.lower())
+                if p and ctypes.c_ubyte.from_address(p).value:
+                    by_language.append((ctypes.string_at(p + 1).decode("utf-8", "replace").lower(), ident))
             i += 1
-        for ident in sorted(matches):
+        if lib.espeak_SetVoiceByName(name.encode()) == _EE_OK:
+            return f"{files.get(base.lower(), base)}{plus}{variant}"
+        for ident in sorted(i.rsplit("/", 1)[-1] for lang, i in by_language if lang == base.lower()):
             if lib.espeak_SetVoiceByName(f"{ident}{plus}{variant}".encode()) == _EE_OK:
-                return True
-        return False
+                return f"{files.get(ident.lower(), ident)}{plus}{variant}"
+        return None
 
     def list_voices(self) -> list[str]:
         """Voice ids usable as the part of ``VoiceSpec.name`` before ``+`` (e.g. "en", "en-us").
@@ -306,8 +360,7 @@ class EspeakBackend:
     @staticmethod
     def list_variants() -> list[str]:
         """Variant names usable after ``+`` in ``VoiceSpec.name`` (e.g. "f3", "m2", "steph")."""
-        vdir = Path(espeakng_loader.get_data_path()) / "voices" / "!v"
-        return sorted(p.name for p in vdir.iterdir() if p.is_file())
+        return list(_variants(espeakng_loader.get_data_path()))
 
     def _unknown_voice(self, voice: VoiceSpec, lib: ctypes.CDLL | None, why: str) -> ValueError:
         ids = self._voice_ids(lib) if lib is not None else []
@@ -351,15 +404,16 @@ class EspeakBackend:
         callback = _SynthCallback(on_audio)  # must stay referenced until synthesis returns
         variant = voice.name.partition("+")[2]
         with self._lock:
-            if "+" in voice.name and variant not in self.list_variants():
+            if "+" in voice.name and variant not in _variants(espeakng_loader.get_data_path()):
                 lib, _ = self._open()
                 try:
                     raise self._unknown_voice(voice, lib, f"no variant {variant!r}")
                 finally:
                     self._close(lib)
+            resolved = self._resolve(voice.name)
             lib, rate = self._open()
             try:
-                if not self._select_voice(lib, voice.name):
+                if resolved is None or lib.espeak_SetVoiceByName(resolved.encode()) != _EE_OK:
                     raise self._unknown_voice(voice, lib, "espeak_SetVoiceByName failed")
                 lib.espeak_SetParameter(_PARAM_RATE, int(voice.rate), 0)
                 lib.espeak_SetParameter(_PARAM_PITCH, int(voice.pitch), 0)
@@ -408,6 +462,12 @@ class EspeakBackend:
             "peak_limit": self.peak_limit,
             "silence_dbfs": SILENCE_DBFS,
         }
+
+
+@functools.cache   # asked on every synthesis with a variant; the wheel's data does not change under us
+def _variants(data_path: str) -> tuple[str, ...]:
+    vdir = Path(data_path) / "voices" / "!v"
+    return tuple(sorted(p.name for p in vdir.iterdir() if p.is_file()))
 
 
 def _dist_version(dist: str) -> str | None:
