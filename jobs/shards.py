@@ -25,7 +25,7 @@ from generators.version import GENERATOR_VERSION
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
-from schemas.config import DEFAULT_SCENARIOS, ConfigError, RunConfig, VoicesConfig
+from schemas.config import DEFAULT_SCENARIOS, ESPEAK_CAST, ConfigError, RunConfig, VoicesConfig
 from schemas.trajectory import FailedRecord, TrajectoryRow
 from schemas.vocab import EventKind
 
@@ -191,9 +191,24 @@ def preflight(cfg: RunConfig) -> list[str]:
             raise ConfigError(f"speech_tokenizer.onnx_path: {err}") from None
     from generators.voice_bank import check_config as check_voices
     check_voices(cfg)
+    check_voices_installed(cfg)
     check_source(cfg)
     check_corpus_source(cfg)
     return check_languages(cfg)
+
+
+def check_voices_installed(cfg: RunConfig) -> None:
+    """Refuse, before any worker starts, a run whose voices need an engine this machine lacks (the
+    natural default needs scripts/setup.sh's engines); never fall back to other voices, which would
+    make the bytes depend on the machine."""
+    from generators.voice_bank import by_id, voices_used
+    from jobs.voices_cmd import installed
+
+    known = by_id(cfg.voices)
+    missing = [i for i in voices_used(cfg.voices, cfg.language_weights()) if not installed(known[i].engine, known[i].source)]
+    if missing:
+        raise ConfigError(f"voices: {', '.join(missing)} (cast {cfg.voices.cast!r}) not installed here; "
+                          f"scripts/setup.sh installs them, or set `voices: {{cast: {ESPEAK_CAST}}}` (espeak-ng only)")
 
 
 def assistant_text(row: TrajectoryRow) -> str:

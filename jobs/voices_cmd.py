@@ -10,7 +10,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("voices", help="list the voice bank: engine, id, language, gender, licence, sample rate",
                        description="Every voice a run can speak with (generators/voice_bank.yaml plus the Piper "
                                    "folders of --config's voices.piper_dirs), whether its engine is installed "
-                                   "here, and its default role. Name voices in a config's `voices:` by id.")
+                                   "here, and how the default cast uses it. Name voices in a config's `voices:` by id.")
     p.add_argument("--config", help="YAML run config whose voices.piper_dirs join the bank")
     p.add_argument("--language", help="only voices of this language code (en, zh)")
     p.add_argument("--json", action="store_true", help="print the voices as JSON lines")
@@ -35,22 +35,25 @@ def installed(engine: str, source: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from generators.voice_bank import bank
+    from generators.voice_bank import bank, cast_names, default_use
+    from schemas.config import DEFAULT_CAST
     from schemas.config import load_config
 
     cfg = load_config(args.config) if args.config else None
     voices = [v for v in bank(cfg.voices if cfg else None) if args.language in (None, v.language)]
-    rows = [{**v.model_dump(), "natural": v.natural, "installed": installed(v.engine, v.source)} for v in voices]
+    rows = [{**v.model_dump(), "natural": v.natural, "default": default_use(v.id),
+             "installed": installed(v.engine, v.source)} for v in voices]
     if args.json:
         for r in rows:
             print(json.dumps(r, sort_keys=True))
         return 0
-    cols = ("id", "engine", "language", "gender", "licence", "sample_rate", "default_role", "installed")
-    table = [[str(r[c] if r[c] is not None else "-") for c in cols] for r in rows]
+    cols = ("id", "engine", "language", "gender", "natural", "default", "licence", "sample_rate", "installed")
+    table = [[str(r[c] if r[c] not in (None, "") else "-") for c in cols] for r in rows]
     widths = [max(len(c), *(len(t[i]) for t in table)) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip())
     for t in table:
         print("  ".join(x.ljust(w) for x, w in zip(t, widths)).rstrip())
     natural = sum(r["natural"] and r["installed"] for r in rows)
-    print(f"{len(rows)} voices, {natural} natural (non-formant) installed")
+    print(f"{len(rows)} voices, {natural} natural (non-formant) installed; `default`: how the default cast "
+          f"({DEFAULT_CAST}) uses a voice (`voices.cast` picks another: {', '.join(cast_names())})")
     return 0

@@ -444,18 +444,27 @@ class TTSConfig(_Strict):
     backend: Literal["espeak"] = "espeak"
 
 
+# Casts of the voice bank (generators/voice_bank.yaml `casts:`) that code names: the default, and
+# the espeak-ng formant voices (fast; what runs spoke with before the natural default, drawn as then).
+DEFAULT_CAST = "natural"
+ESPEAK_CAST = "espeak"
+
+
 class VoicesConfig(_Strict):
     """Which voices of the voice bank (generators/voice_bank.yaml; `duplexsynth voices`) speak a run.
 
-    Ids are `VoiceSpec.name`s of the bank. `assistant`: the one voice the assistant keeps for the
-    whole dataset in the languages it speaks (a deployed assistant has one voice); None draws it per
-    trajectory from the language's default assistant voices. `people`: {id: weight} for users, the
-    people they talk to and background talkers, drawn from each trajectory's own seed; a language
-    none of whose voices is named keeps its default pool. `piper_dirs`: folders of Piper voices
-    (`<name>.onnx` + `<name>.onnx.json`), which join the bank as `piper:<name>` (`#<speaker>` for
-    multi-speaker models). The default (all unset) is the bank's default pools, as before the bank.
+    `cast`: a named choice of voices per language from the bank's `casts:` (`natural`, the default:
+    recorded-speech English voices, espeak-ng `cmn` for Mandarin; `espeak`: espeak-ng formant voices
+    only, hundreds of times faster). Ids are `VoiceSpec.name`s of the bank. `assistant`: the one
+    voice the assistant keeps for the whole dataset in the languages it speaks (a deployed assistant
+    has one voice); None keeps the cast's. `people`: {id: weight} for users, the people they talk to
+    and background talkers, drawn from each trajectory's own seed; a language none of whose voices
+    is named keeps the cast's people. `piper_dirs`: folders of Piper voices (`<name>.onnx` +
+    `<name>.onnx.json`), which join the bank as `piper:<name>` (`#<speaker>` for multi-speaker models).
+    A default `cast` is left out of the dump, so configs that name their voices hash as before casts.
     """
 
+    cast: str = Field(DEFAULT_CAST, min_length=1)
     assistant: str | None = None
     people: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] | None = None
     piper_dirs: list[Path] = Field(default_factory=list)
@@ -474,6 +483,13 @@ class VoicesConfig(_Strict):
         if missing:
             raise ValueError(f"folder(s) not found: {', '.join(missing)}")
         return v
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if self.cast == DEFAULT_CAST:
+            out.pop("cast", None)
+        return out
 
 
 class VisionConfig(_Strict):
@@ -655,10 +671,8 @@ class RunConfig(_Strict):
     def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Only the language field in use: a run without a mix dumps (and hashes) as before `languages`
         existed, and a dumped mix loads again (both fields together are refused). Default `voices`
-        are left out the same way."""
+        are always written: the natural default must not hash as the espeak-ng default before it."""
         out: dict[str, Any] = handler(self)
-        if self.voices == VoicesConfig():   # the default voices dump (and hash) as before the voice bank
-            out.pop("voices", None)
         if self.script_source == ScriptSourceConfig():   # procedural, as before script sources existed
             out.pop("script_source", None)
         if self.vision == VisionConfig():   # default frames: configs hash as before Omni rows existed

@@ -69,7 +69,7 @@ def generated(espeak, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def cli_dataset(tmp_path_factory):
-    """`duplexsynth generate --num 4 --shard-size 2 --workers 1` (default config), run once per session
+    """`duplexsynth generate --config fast_voices.yaml --num 4 --shard-size 2 --workers 1`, run once per session
     as the real CLI in its own process with its own local Ray: the real output folder for the tests
     that only read it (the end-to-end chain, the fuzzed readers). Tests copy it before changing it.
     """
@@ -78,8 +78,10 @@ def cli_dataset(tmp_path_factory):
     import sys
     from pathlib import Path
 
+    from tests.generated import FAST_VOICES_YAML
+
     out = tmp_path_factory.mktemp("cli_dataset") / "d"
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--num", "4", "--shard-size", "2", "--out",
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--config", str(FAST_VOICES_YAML), "--num", "4", "--shard-size", "2", "--out",
                            str(out), "--workers", "1", "--no-progress"], cwd=Path(__file__).resolve().parents[1],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"duplexsynth generate:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"

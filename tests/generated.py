@@ -27,11 +27,20 @@ from generators.registry import plan_trajectory
 from pipeline.render import render_trajectory
 from pipeline.validate import validate_row
 from schemas.arrow import FAILED_SCHEMA, rows_to_table
-from schemas.config import RunConfig
+from schemas.config import ESPEAK_CAST, RunConfig, VoicesConfig
 from schemas.trajectory import TrajectoryRow
 
-# The generator's default config: the rows are what `duplexsynth generate` would write.
-FIXTURE_CONFIG = RunConfig(seed=0, num=1)
+# The fast voice choice of tests that do not test voices: the `espeak` cast (espeak-ng formant
+# voices, hundreds of times real time, drawn as every run was before the natural default). In a
+# config: FIXTURE_CONFIG / `RunConfig(voices=FAST_VOICES)`; on a command line: `--config
+# FAST_VOICES_YAML` (or merged into the test's own config). tests/test_voice_default.py runs the
+# real default (natural) voices end to end.
+FAST_VOICES = VoicesConfig(cast=ESPEAK_CAST)
+FAST_VOICES_YAML = Path(__file__).with_name("fast_voices.yaml")
+
+# The generator's default config with the fast voices: the rows are what `duplexsynth generate
+# --config tests/fast_voices.yaml` would write.
+FIXTURE_CONFIG = RunConfig(seed=0, num=1, voices=FAST_VOICES)
 
 # (scenario, seed) per situation a test needs; `find_*` asserts the situation holds in the row.
 SITUATIONS: dict[str, tuple[str, int]] = {

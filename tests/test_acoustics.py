@@ -109,12 +109,13 @@ from pipeline.scene import realised_snrs  # noqa: E402
 from schemas.timeline import TimelineSpec  # noqa: E402
 from pipeline.validate import validate_row  # noqa: E402
 from schemas.config import AcousticsConfig, RunConfig  # noqa: E402
+from tests.generated import FAST_VOICES  # noqa: E402
 
 EVERYTHING = dict(noise_prob=1.0, babble_prob=1.0, hum_prob=1.0, reverb_prob=1.0, echo_prob=1.0, gain_prob=1.0)
 
 
 def _render(espeak, seed=3, scenario="backchannel", **acoustics):
-    cfg = RunConfig(acoustics=AcousticsConfig(**acoustics))
+    cfg = RunConfig(acoustics=AcousticsConfig(**acoustics), voices=FAST_VOICES)
     row = render_trajectory(cfg=cfg, traj_id="t", script=plan_trajectory(cfg, scenario, seed), tts=espeak)
     user, sr = decode_audio(row.user_audio.bytes)
     asst, _ = decode_audio(row.assistant_audio.bytes)
@@ -298,9 +299,9 @@ def test_default_config_renders_what_it_always_did(espeak):
     from pipeline.scene import snr_masks
     from schemas.timeline import Stem
 
-    cfg = RunConfig()
+    cfg = RunConfig(voices=FAST_VOICES)
     for seed in (1, 2, 3):
-        tl = compose(plan_script("backchannel", seed, cfg.timing), espeak, SR, 1.0)
+        tl = compose(plan_script("backchannel", seed, cfg.timing, voices=cfg.voices), espeak, SR, 1.0)
         got, scene, _ = render_mic(tl, cfg, np.random.default_rng([seed, 1]), tl.render_stem(Stem.ASSISTANT))
         assert scene.room is None and scene.echo is None and [x.kind for x in scene.noises] in ([], ["colour"])
         # the pre-realism implementation

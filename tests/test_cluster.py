@@ -20,6 +20,7 @@ import pytest
 from jobs.ray_cluster import (TAG_ENV, ClusterError, LocalHead, job_client, kill_tree, stage_job_package,
                               tagged_processes)
 from schemas.config import RunConfig, dump_config
+from tests.generated import FAST_VOICES
 
 REPO = Path(__file__).resolve().parent.parent
 FAMILIES = {"turn_taking": 1.0, "pause": 1.0, "backchannel": 1.0}
@@ -50,7 +51,7 @@ def head():
 def submitted(head, tmp_path_factory):
     root = tmp_path_factory.mktemp("cluster")
     cfg = root / "job.yaml"
-    cfg.write_text(dump_config(RunConfig(seed=5, num=NUM, shard_size=SHARD, scenarios=FAMILIES)))
+    cfg.write_text(dump_config(RunConfig(seed=5, num=NUM, shard_size=SHARD, scenarios=FAMILIES, voices=FAST_VOICES)))
     job_id = f"dsx-test-{uuid.uuid4().hex[:8]}"
     out = root / "out"
     proc = _cli("submit", "--address", head.dashboard_url, "--config", str(cfg), "--out", str(out),
@@ -97,7 +98,7 @@ def test_generate_attached_to_the_cluster_writes_the_same_bytes_as_the_job(head,
 
 def test_jobs_stop_stops_a_running_job(head, tmp_path):
     cfg = tmp_path / "big.yaml"
-    cfg.write_text(dump_config(RunConfig(seed=6, num=400, shard_size=2, scenarios=FAMILIES)))
+    cfg.write_text(dump_config(RunConfig(seed=6, num=400, shard_size=2, scenarios=FAMILIES, voices=FAST_VOICES)))
     job_id = f"dsx-stop-{uuid.uuid4().hex[:8]}"
     proc = _cli("submit", "--address", head.dashboard_url, "--config", str(cfg), "--out", str(tmp_path / "o"),
                 "--job-id", job_id, "--no-wait")

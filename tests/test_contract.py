@@ -264,8 +264,10 @@ def generated_rows():
     from jobs.shards import load_tts
     from pipeline.render import render_trajectory
     from schemas.config import SCENARIOS, RunConfig
+    from tests.generated import FAST_VOICES
 
-    cfg = RunConfig(scenarios={s: 1.0 for s in SCENARIOS}, acoustics={"noise_prob": 1.0, "babble_prob": 1.0})
+    cfg = RunConfig(scenarios={s: 1.0 for s in SCENARIOS}, acoustics={"noise_prob": 1.0, "babble_prob": 1.0},
+                    voices=FAST_VOICES)
     tts = load_tts(cfg)
     rows = {}
     for i, scenario in enumerate(SCENARIOS):

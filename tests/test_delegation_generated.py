@@ -10,6 +10,7 @@ from generators.registry import plan_trajectory, trajectory_seed
 from pipeline.render import render_trajectory
 from pipeline.validate import validate_row
 from schemas.config import RunConfig
+from tests.generated import FAST_VOICES
 
 FAMILIES = ("delegation", "delegation_multi", "delegation_cancel", "delegation_revise", "delegation_failure")
 PER_FAMILY = 8
@@ -17,7 +18,7 @@ PER_FAMILY = 8
 
 @pytest.fixture(scope="module")
 def rows(espeak):
-    cfg = RunConfig()
+    cfg = RunConfig(voices=FAST_VOICES)
     return [render_trajectory(cfg=cfg, traj_id=f"{fam}-{j}", tts=espeak,
                               script=plan_trajectory(cfg, fam, trajectory_seed(99, 1000 * i + j)))
             for i, fam in enumerate(FAMILIES) for j in range(PER_FAMILY)]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from tests.generated import read_rows, row_texts, train_tokenizer
+from tests.generated import FAST_VOICES_YAML, read_rows, row_texts, train_tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
 NUM = 4   # cli_dataset: --num 4 --shard-size 2

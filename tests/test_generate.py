@@ -15,6 +15,7 @@ from jobs.shards import ShardPlan, run_shard
 from jobs.validate_cmd import validate_dataset
 from schemas.arrow import row_from_dict
 from schemas.config import DEFAULT_SCENARIOS, RunConfig, dump_config
+from tests.generated import FAST_VOICES
 
 SEED, NUM, SHARD = 26, 14, 7   # with seed 26 the golden-ratio assignment gives each of the 14 default families one row
 
@@ -28,7 +29,7 @@ def two_runs(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("gen")
     cfg_path = root / "cfg.yaml"
-    cfg_path.write_text(dump_config(RunConfig(seed=SEED, num=NUM, shard_size=SHARD)))
+    cfg_path.write_text(dump_config(RunConfig(seed=SEED, num=NUM, shard_size=SHARD, voices=FAST_VOICES)))
     out2 = root / "w2"
     logs = root / "w2.out", root / "w2.err"        # files, not pipes: nobody reads them while it runs
     with open(logs[0], "w") as out, open(logs[1], "w") as err:
@@ -133,7 +134,7 @@ def test_schema_round_trip(two_runs):
 
 
 def test_failed_trajectory_becomes_a_record_and_the_shard_goes_on(tmp_path, espeak):
-    cfg = RunConfig(seed=3, num=4, shard_size=4)
+    cfg = RunConfig(seed=3, num=4, shard_size=4, voices=FAST_VOICES)
     faults = read_faults({"DUPLEXSYNTH_FAULTS": "row:s3-00000-0000001"})
     s = run_shard(cfg, ShardPlan(0, 0, 4), tmp_path, tts=espeak, faults=faults)
     assert s.rows == 3 and s.failed == 1

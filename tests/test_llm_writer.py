@@ -40,6 +40,7 @@ from schemas.config import (
 )
 from schemas.language import language
 from schemas.script import Script
+from tests.generated import FAST_VOICES
 
 SECRET = "sk-test-" + "9f3a1c77e2b04d5a"   # the API key: must reach the server and nowhere else
 KEY_ENV = "DUPLEXSYNTH_TEST_LLM_KEY"
@@ -381,6 +382,7 @@ def test_generate_and_validate_end_to_end(tmp_path: Path, llm_ray: str) -> None:
     out = tmp_path / "L"
     with ScriptedServer(["429", "malformed"]) as srv:
         cfg_data = {"num": 8, "shard_size": 4, "seed": 3, "scenarios": {s: 1.0 for s in FAMILIES},
+                    "voices": FAST_VOICES.model_dump(mode="json"),
                     "script_source": {"kind": "llm", "base_url": srv.base_url, "model": "scripted-test-model",
                                       "api_key_env": KEY_ENV, "timeout_s": 5.0, "backoff_s": 0.01, "max_retries": 1}}
         from generators.registry import trajectory_seed

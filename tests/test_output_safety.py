@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.generated import FAST_VOICES_YAML
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -29,7 +31,7 @@ def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
 def gen(out: Path, *extra: str, num: int = 2, address: str | None = None) -> subprocess.CompletedProcess:
     """`duplexsynth generate` into `out`; attached to the Ray at `address` if given, else its own."""
     attach = ["--address", address] if address else ["--workers", "1"]
-    return cli("generate", "--num", str(num), "--shard-size", "2", *attach, "--no-progress", "--out", str(out), *extra)
+    return cli("generate", "--config", str(FAST_VOICES_YAML), "--num", str(num), "--shard-size", "2", *attach, "--no-progress", "--out", str(out), *extra)
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +95,7 @@ def test_force_new_run_deletes_only_our_files_and_never_follows_a_symlink(tmp_pa
 
 def test_two_concurrent_runs_one_refused_the_other_intact(tmp_path):
     shared, solo = tmp_path / "shared", tmp_path / "solo"
-    args = ["generate", "--num", "8", "--shard-size", "2", "--workers", "1", "--no-progress", "--seed", "5"]
+    args = ["generate", "--config", str(FAST_VOICES_YAML), "--num", "8", "--shard-size", "2", "--workers", "1", "--no-progress", "--seed", "5"]
     first = subprocess.Popen([sys.executable, "-m", "jobs.cli", *args, "--out", str(shared)], cwd=ROOT,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # the same run into a folder of its own, at the same time (another folder: another lock; 2 cores)
@@ -153,7 +155,7 @@ def test_unusable_output_locations_refused_in_one_line(tmp_path, case):
                 except OSError:
                     pass   # the disk is full
             out = str(mounted / "run")
-        proc = cli("generate", "--num", "2", "--workers", "1", "--no-progress", "--out", out)
+        proc = cli("generate", "--config", str(FAST_VOICES_YAML), "--num", "2", "--workers", "1", "--no-progress", "--out", out)
         assert proc.returncode == 2
         line = one_error_line(proc)
         assert needle in line and (out in line or case == "memory")

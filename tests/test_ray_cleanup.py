@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from jobs.ray_cluster import STATE_DIR_ENV, _alive, _pids, _proc_stat, terminate
+from tests.generated import FAST_VOICES_YAML
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -61,7 +62,7 @@ def test_next_generate_ends_the_ray_agents_a_killed_driver_left(tmp_path):
     env = {**os.environ, STATE_DIR_ENV: str(tmp_path / "state")}
     log = tmp_path / "first.log"
     seen: dict[int, int] = {}            # every session process observed: pid -> start time
-    cmd = [sys.executable, "-m", "jobs.cli", "generate", "--workers", "1", "--progress-interval", "0"]
+    cmd = [sys.executable, "-m", "jobs.cli", "generate", "--config", str(FAST_VOICES_YAML), "--workers", "1", "--progress-interval", "0"]
     with open(log, "wb") as f:
         driver = subprocess.Popen([*cmd, "--num", "40", "--shard-size", "4", "--out", str(tmp_path / "D")],
                                   cwd=REPO, env=env, stdout=f,

@@ -23,6 +23,7 @@ from jobs.cli import main
 from jobs.dataset_reader import check_dataset
 from jobs.shards import ShardPlan, check_shard
 from pipeline.io import sha256_file
+from tests.generated import FAST_VOICES_YAML
 
 SEED, NUM, SHARD = 7, 6, 2
 FAILED_ID = f"s{SEED}-00001-0000003"      # trajectory 3 (shard 1) raises: a real failed record
@@ -34,7 +35,7 @@ FAILED1 = "failed/shard-00001.parquet"
 def dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("gen") / "ds"
     env = {**os.environ, "DUPLEXSYNTH_FAULTS": f"row:{FAILED_ID}"}
-    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--num", str(NUM), "--shard-size",
+    proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--config", str(FAST_VOICES_YAML), "--num", str(NUM), "--shard-size",
                            str(SHARD), "--seed", str(SEED), "--out", str(out), "--workers", "1", "--no-progress"],
                           capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]

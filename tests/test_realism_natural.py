@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.generated import FAST_VOICES_YAML
+
 NUM = 40
 FISHER_PER_MIN = {"ipu_s": (51.0, 54.0), "pause_s": (5.5, 6.4), "gap_s": (4.2, 4.4), "overlap_s": (3.3, 3.6)}
 
@@ -53,7 +55,7 @@ def natural(tmp_path_factory) -> Natural:
     """
     root = tmp_path_factory.mktemp("natural")
     out, png = root / "ds", root / "stats.png"
-    gen = _run_side_by_side(root, generate=["generate", "--preset", "natural", "--num", str(NUM), "--shard-size", "5",
+    gen = _run_side_by_side(root, generate=["generate", "--preset", "natural", "--config", str(FAST_VOICES_YAML), "--num", str(NUM), "--shard-size", "5",
                                             "--out", str(out), "--workers", "2", "--no-progress"])["generate"]
     assert gen.returncode == 0, gen.stderr[-3000:]
     done = _run_side_by_side(root, validate=["validate", str(out), "--workers", "2"],

@@ -14,6 +14,7 @@ from pipeline.compose import compose
 from pipeline.units import slice_units
 from schemas.config import ConfigError, Dist, Range, TimingConfig, load_config, parse_config
 from schemas.script import Script, ScriptTurn, VoiceSpec
+from tests.generated import FAST_VOICES
 
 SR = 16_000
 V_USER, V_ASST = VoiceSpec(name="en-us"), VoiceSpec(name="en-us+f3")
@@ -115,11 +116,11 @@ def test_controller_pulls_sessions_to_their_targets(espeak):
         out = []
         for j in range(6):
             seed = trajectory_seed(3, j)
-            tl = compose(plan_script("conversation", seed, timing), espeak, SR, 1.0)
+            tl = compose(plan_script("conversation", seed, timing, voices=FAST_VOICES), espeak, SR, 1.0)
             targets = json.loads(json.dumps(tl.stats.get("control_targets") or {}))
             f = realised_figures(tl)
             if not targets:   # uncontrolled: compare with the targets the controlled twin draws
-                tl2 = compose(plan_script("conversation", seed, ctl), espeak, SR, 1.0)
+                tl2 = compose(plan_script("conversation", seed, ctl, voices=FAST_VOICES), espeak, SR, 1.0)
                 targets = tl2.stats["control_targets"]
             m = f["minutes"]
             out.append(abs(f["gap_s"] / m - targets["gap_per_min"]) / targets["gap_per_min"]
@@ -148,7 +149,7 @@ def test_silent_stretches_are_long_silences_before_user_turns(espeak):
     from pipeline.validate import validate_row
     from schemas.config import RunConfig
 
-    cfg = RunConfig(timing=TimingConfig(silence_prob=1.0, silence_s=Range(lo=8.0, hi=12.0)))
+    cfg = RunConfig(timing=TimingConfig(silence_prob=1.0, silence_s=Range(lo=8.0, hi=12.0)), voices=FAST_VOICES)
     row = render_trajectory(cfg=cfg, traj_id="t", script=plan_trajectory(cfg, "conversation", 4), tts=espeak)
     stretches = json.loads(row.meta)["timing"].get("silent_stretches_s", [])
     assert stretches and all(8.0 <= s <= 12.0 + 1e-6 for s in stretches)

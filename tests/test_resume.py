@@ -31,6 +31,7 @@ from jobs.shards import (ShardPlan, check_shard, iter_plans, num_shards, run_sha
                          trajectory_id)
 from pipeline.io import Store
 from schemas.config import RunConfig, dump_config
+from tests.generated import FAST_VOICES
 
 REPO = Path(__file__).resolve().parent.parent
 # cheap, stable families: these tests are about orchestration, not content
@@ -39,7 +40,7 @@ NUM, SHARD = 20, 2          # 10 shards: the kill comes at 2 done, with at most 
 
 
 def _cfg(**kw) -> RunConfig:
-    return RunConfig(**{"seed": 7, "num": NUM, "shard_size": SHARD, "scenarios": FAMILIES, **kw})
+    return RunConfig(**{"seed": 7, "num": NUM, "shard_size": SHARD, "scenarios": FAMILIES, "voices": FAST_VOICES, **kw})
 
 
 def _cli(*args: str, tag: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -20,6 +20,7 @@ from schemas.config import SCENARIOS, Dist, TimingConfig, parse_config
 from schemas.language import ENGLISH
 from schemas.windows import (last_window_at, last_window_of, next_window, unit_samples, units_covering,
                              window_at, window_of, window_start)
+from tests.generated import FAST_VOICES
 
 FAMILIES = {"backchannel": overlay.BACKCHANNEL, "other_directed": overlay.OTHER_DIRECTED,
             "background_speech": overlay.BACKGROUND_SPEECH}
@@ -107,7 +108,7 @@ def test_composed_overlay_events_keep_kind_role_voice_and_onset(espeak, scenario
     timing = parse_config({"timing": {"backchannel_onset": [0.1, 0.02, 0.05]}}).timing   # after the phrase end
     exact = total = 0
     for seed in range(4):
-        script = plan_script(scenario, seed, timing)
+        script = plan_script(scenario, seed, timing, voices=FAST_VOICES)
         planned = script.turns[1].overlays
         tl = compose(script, espeak, sr, 1.0)
         turn = next(e for e in tl.events if e.kind == "assistant_turn")

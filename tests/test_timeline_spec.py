@@ -23,6 +23,7 @@ from schemas.config import AcousticsConfig, RunConfig
 from schemas.timeline import (FD_BENCH_RECIPES, META_KEY, Cut, FileSource, Gain, SpeechSource, Stem, TimelineSpec,
                               Track)
 from schemas.vocab import EventKind
+from tests.generated import FAST_VOICES
 
 SR = 16_000
 EVERYTHING = dict(noise_prob=1.0, babble_prob=1.0, hum_prob=1.0, reverb_prob=1.0, echo_prob=1.0, gain_prob=1.0,
@@ -37,7 +38,7 @@ def noise_dir(tmp_path_factory):
 
 
 def _row(espeak, scenario: str, seed: int, **acoustics):
-    cfg = RunConfig(acoustics=AcousticsConfig(**acoustics))
+    cfg = RunConfig(acoustics=AcousticsConfig(**acoustics), voices=FAST_VOICES)
     return render_trajectory(cfg=cfg, traj_id="t", script=plan_trajectory(cfg, scenario, seed), tts=espeak)
 
 

@@ -173,8 +173,9 @@ def test_planned_voice_is_what_the_backend_speaks(tts: EspeakBackend) -> None:
     """The voice a real planned script carries goes to the backend as is (one voice type)."""
     from generators.registry import plan_script
     from schemas.config import TimingConfig
+    from tests.generated import FAST_VOICES
 
-    turn = plan_script("turn_taking", 3, TimingConfig()).turns[0]
+    turn = plan_script("turn_taking", 3, TimingConfig(), voices=FAST_VOICES).turns[0]
     assert type(turn.voice) is VoiceSpec
     s = tts.synthesize(turn.text, turn.voice, 16000)
     _check_timings(s, turn.text)

@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.tts import EspeakBackend, VoiceRouter, tts_for_voices, tts_from_identity
 from pipeline.tts.espeak import SILENCE_DBFS
-from schemas.config import VoicesConfig
+from schemas.config import ESPEAK_CAST, VoicesConfig
 from schemas.script import VoiceSpec
 
 pytestmark = pytest.mark.skipif(
@@ -134,9 +134,9 @@ def test_worker_is_started_lazily_and_ended_by_pid():
 
 
 def test_router_sends_each_voice_to_its_engine_and_rebuilds_from_identity():
-    router = tts_for_voices(VoicesConfig(assistant=JOE.name))
+    router = tts_for_voices(VoicesConfig(cast=ESPEAK_CAST, assistant=JOE.name))
     assert isinstance(router, VoiceRouter) and set(router.engines) == {"espeak-ng", "piper"}
-    assert isinstance(tts_for_voices(VoicesConfig()), EspeakBackend)   # the default stays espeak-ng alone
+    assert isinstance(tts_for_voices(VoicesConfig(cast=ESPEAK_CAST)), EspeakBackend)   # the espeak cast: espeak-ng alone
     try:
         neural = router.synthesize("Hello there.", JOE, 16000)
         formant = router.synthesize("Hello there.", VoiceSpec(name="en-us+f3"), 16000)
