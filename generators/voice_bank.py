@@ -188,9 +188,10 @@ def cast_for(name: str, code: str) -> LanguageCast:
 
 def default_use(voice_id: str) -> str:
     """How the default cast uses a voice: "assistant", "people 23%" (its share of people draws), or ""."""
-    lc = cast_for(DEFAULT_CAST, by_id()[voice_id].language) if voice_id in by_id() else None
-    if lc is None:
+    voice = by_id().get(voice_id)
+    if voice is None:
         return ""
+    lc = cast_for(DEFAULT_CAST, voice.language)
     if voice_id == lc.assistant or (isinstance(lc.assistant, list) and voice_id in lc.assistant):
         return "assistant"
     weights = lc.people if isinstance(lc.people, dict) else {v: 1.0 for v in lc.people}
