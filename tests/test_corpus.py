@@ -33,6 +33,7 @@ from schemas.config import (
 from schemas.language import language
 from schemas.provenance import CorpusProvenance
 from schemas.script import Script
+from tests.generated import FAST_VOICES
 
 REPO = Path(__file__).resolve().parents[1]
 EN = language("en")
@@ -317,7 +318,7 @@ def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path) -> 
     corpus = tmp_path / "chats.jsonl"
     expect = _write_jsonl(corpus)
     cfg = {"num": len(expect), "shard_size": len(expect), "seed": 11, "scenarios": {s: 1.0 for s in FAMILIES},
-           "script_source": {"kind": "corpus", "path": str(corpus)}}
+           "script_source": {"kind": "corpus", "path": str(corpus)}, "voices": FAST_VOICES.model_dump(mode="json")}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     gen = _cli("generate", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "--workers", "1",
                "--no-progress")

@@ -25,6 +25,7 @@ from schemas.config import ConfigError, RunConfig, TimingConfig, parse_config
 from schemas.scene import DEFAULT_FRAME_SIZE, Change, SceneKind, VisualChange
 from schemas.trajectory import attrs_of
 from schemas.vocab import EventKind
+from tests.generated import FAST_VOICES
 
 SEEDS = (1, 4, 5, 7)   # text and colour questions, one and two of them
 
@@ -74,7 +75,7 @@ def test_an_object_is_in_the_frames_from_its_appearance_on():
 
 
 def test_an_answer_waits_for_the_frame_that_shows_its_fact(espeak):
-    script = plan_script("visual_qa", 5, TimingConfig())
+    script = plan_script("visual_qa", 5, TimingConfig(), voices=FAST_VOICES)   # composed with espeak below
     ask = script.scene.asks[0]
     late = 6   # the object now comes into view at unit 6, after the question
     objs = tuple(o.model_copy(update={"timeline": (Change(unit=late, change=VisualChange.APPEARS),)})
