@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schemas.errors import UsageError
+from schemas.protocol import LOSS_CLASSES
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 
@@ -52,12 +53,41 @@ class VisionConfig(Component):
         return self
 
 
+class LossWeights(_Strict):
+    """Weight of each loss class (schemas/protocol.py LOSS_CLASSES) in the per-token loss.
+
+    The step loss is sum(w_c * ce) / sum(w_c) over target tokens, so weight 0 is exactly the
+    same as masking the class out, and all weights 1 is the plain token mean.
+    """
+
+    decision: float = Field(1.0, ge=0)
+    text: float = Field(1.0, ge=0)
+    speech: float = Field(1.0, ge=0)
+    turn_eos: float = Field(1.0, ge=0)
+    chunk_eos: float = Field(1.0, ge=0)
+    delegate: float = Field(1.0, ge=0)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> "LossWeights":
+        if not any(self.as_list()):
+            raise ValueError("at least one loss weight must be > 0")
+        return self
+
+    def as_list(self) -> list[float]:
+        """The weights in LOSS_CLASSES order (the order of the loader's class indices)."""
+        return [float(getattr(self, c)) for c in LOSS_CLASSES]
+
+
+assert tuple(LossWeights.model_fields) == LOSS_CLASSES, "LossWeights fields must follow LOSS_CLASSES"
+
+
 class ModelConfig(_Strict):
     llm: LLMConfig
     audio: AudioConfig
     vision: VisionConfig | None = None
     projector_hidden: int | None = None     # None: the LLM hidden size
     loss_chunk_tokens: int = Field(4096, ge=1)  # lm_head + CE over this many target tokens at a time
+    loss_weights: LossWeights = LossWeights()
 
 
 class TrainConfig(_Strict):
@@ -83,6 +113,12 @@ class TrainConfig(_Strict):
     shuffle_shard_group: int = Field(4, ge=1)             # shards shuffled together per block
     deterministic: bool = True
     cpu_threads: int | None = Field(None, ge=1)           # torch intra-op threads on CPU (None: torch default)
+    # Gradient accumulation reduces gradients once per optimizer step (DDP no_sync, FSDP2
+    # set_requires_gradient_sync(False) until the last micro-batch). Under FSDP that keeps unsharded
+    # gradients between micro-batches (+2 bytes/param in bf16); false reduces after every micro-batch.
+    defer_grad_sync: bool = True
+    val_every: int | None = Field(None, ge=1)             # validation loss on the export's val split every N steps
+    val_max_samples: int | None = Field(None, ge=1)       # cap on val samples per evaluation (None: all)
 
 
 class RunSpec(_Strict):
@@ -90,6 +126,18 @@ class RunSpec(_Strict):
     model: ModelConfig
     train: TrainConfig = TrainConfig()
     memory_plan: str | None = None          # documentation only (9B configs)
+
+
+PARALLEL_NONE, PARALLEL_DDP, PARALLEL_FSDP = "none", "ddp", "fsdp"
+
+
+def parallel_mode(spec: RunSpec, world: int) -> str:
+    """FSDP2 when asked (`fsdp: on`) or by default with more than one process; else DDP across
+    processes, so more than one process never trains unsynchronised copies."""
+    f = spec.train.fsdp
+    if f == "on" or (f == "auto" and world > 1):
+        return PARALLEL_FSDP
+    return PARALLEL_DDP if world > 1 else PARALLEL_NONE
 
 
 class TrainConfigError(UsageError, ValueError):

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import torch
 
 from model import audio as fe
-from model.protocol import ProtocolVocab
+from model.protocol import NOT_A_TARGET, ProtocolVocab, loss_classes
 from schemas.errors import UsageError
 
 
@@ -191,7 +191,8 @@ class TrainSplit:
                 raise DataError("these shards carry video frames but the model has no vision encoder "
                                 "(train an Omni config, or export rows without frames)")
             pixels = torch.stack([_pixels(f, self.image_size) for f in frames[item.lo:item.hi]])
-        return {"input_ids": ids, "loss_mask": mask, "audio_features": feats, "pixel_values": pixels,
+        return {"input_ids": ids, "loss_mask": mask, "loss_class": loss_classes(ids, mask, self.vocab),
+                "audio_features": feats, "pixel_values": pixels,
                 "num_units": n_units, "scenario": self.scenarios[item.shard][r], "item": item}
 
 
@@ -225,14 +226,16 @@ def collate(samples: list[dict[str, Any]], pad_id: int = 0) -> dict[str, Any]:
     ids = torch.full((B, T), pad_id, dtype=torch.long)
     att = torch.zeros((B, T), dtype=torch.long)
     mask = torch.zeros((B, T), dtype=torch.bool)
+    cls = torch.full((B, T), NOT_A_TARGET, dtype=torch.int8)
     for i, s in enumerate(samples):
         n = len(s["input_ids"])
         ids[i, :n] = torch.from_numpy(s["input_ids"].astype(np.int64))
         att[i, :n] = 1
         mask[i, :n] = torch.from_numpy(s["loss_mask"].astype(bool))
+        cls[i, :n] = torch.from_numpy(s["loss_class"])
     pix = [s["pixel_values"] for s in samples if s["pixel_values"] is not None]
     return {
-        "input_ids": ids, "attention_mask": att, "loss_mask": mask,
+        "input_ids": ids, "attention_mask": att, "loss_mask": mask, "loss_class": cls,
         "audio_features": torch.cat([s["audio_features"] for s in samples]),
         "pixel_values": torch.cat(pix) if pix else None,
         "num_units": sum(s["num_units"] for s in samples),

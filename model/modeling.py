@@ -13,7 +13,7 @@ full-sequence fp32 logits would otherwise dominate activation memory.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 import torch.nn.functional as F
@@ -21,7 +21,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from model.config import AudioConfig, LLMConfig, ModelConfig, VisionConfig
-from model.protocol import AUDIO_PH, IMAGE_PH, ProtocolVocab
+from model.protocol import AUDIO_PH, IMAGE_PH, LOSS_CLASSES, ProtocolVocab
 
 
 def padded_vocab(vocab_size: int, multiple: int) -> int:
@@ -75,9 +75,18 @@ class Projector(nn.Module):
         return self.fc2(F.gelu(self.fc1(x)))
 
 
-def _ce_sum(h: torch.Tensor, y: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+def _ce_tokens(h: torch.Tensor, y: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
     logits = F.linear(h, weight, bias).float()
-    return F.cross_entropy(logits, y, reduction="sum")
+    return F.cross_entropy(logits, y, reduction="none")
+
+
+class LossParts(NamedTuple):
+    """What one forward pass returns: the weighted loss sum (to backpropagate), and per loss class
+    (LOSS_CLASSES order) the unweighted cross-entropy sum and the number of target tokens."""
+
+    weighted_sum: torch.Tensor
+    class_loss: torch.Tensor      # [C] float64, detached
+    class_count: torch.Tensor     # [C] int64
 
 
 class DuplexModel(nn.Module):
@@ -192,26 +201,34 @@ class DuplexModel(nn.Module):
 
     # ------------------------------------------------------------------ training forward
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, loss_mask: torch.Tensor,
-                audio_features: torch.Tensor, pixel_values: torch.Tensor | None = None,
-                **_: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        """Return (sum of target-token cross-entropy, number of target tokens).
+                loss_class: torch.Tensor, audio_features: torch.Tensor, pixel_values: torch.Tensor | None = None,
+                **_: Any) -> LossParts:
+        """Cross-entropy of the target tokens, weighted per loss class (ModelConfig.loss_weights).
 
-        Token t is a target when loss_mask[t] is set; it is predicted from position t-1.
+        Token t is a target when loss_mask[t] is set; it is predicted from position t-1, and
+        loss_class[t] (model/protocol.loss_classes) picks its weight.
         """
         hidden = self.hidden_states(input_ids, attention_mask, audio_features, pixel_values)
         sel = loss_mask[:, 1:].bool() & attention_mask[:, 1:].bool()
         h = hidden[:, :-1][sel]
         y = input_ids[:, 1:][sel]
+        cls = loss_class[:, 1:][sel].long()
+        if cls.numel() and int(cls.min()) < 0:
+            raise ValueError("a target token has no loss class (loss_class and loss_mask disagree)")
+        w = torch.tensor(self.cfg.loss_weights.as_list(), dtype=torch.float32, device=hidden.device)[cls]
         head = self.llm.get_output_embeddings()
         total = hidden.new_zeros((), dtype=torch.float32)
+        per_class = torch.zeros(len(LOSS_CLASSES), dtype=torch.float64, device=hidden.device)
         step = self.cfg.loss_chunk_tokens
         for i in range(0, h.shape[0], step):
             args = (h[i:i + step], y[i:i + step], head.weight, head.bias)
             if self.training and torch.is_grad_enabled():
-                total = total + checkpoint(_ce_sum, *args, use_reentrant=False)
+                ce = checkpoint(_ce_tokens, *args, use_reentrant=False)
             else:
-                total = total + _ce_sum(*args)
-        return total, sel.sum()
+                ce = _ce_tokens(*args)
+            total = total + (ce * w[i:i + step]).sum()
+            per_class.index_add_(0, cls[i:i + step], ce.detach().double())
+        return LossParts(total, per_class, torch.bincount(cls, minlength=len(LOSS_CLASSES)))
 
 
 def count_parameters(model: nn.Module) -> dict[str, int]:

@@ -37,14 +37,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol as TypingProtocol, Sequence
 
+import numpy as np
+
 from schemas.errors import UsageError
 # Every protocol name and number is defined once, in schemas/protocol.py; this module adds the
 # tokenizer logic. VOCAB_TOKENS (the protocol tokens plus the two embedding placeholders) is what
 # the vocabulary extension assigns ids to, in that order.
 from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, AUDIO_PH, BACKEND, BACKEND_END, CHUNK_EOS,  # noqa: F401
-                              DELEGATE, DELEGATE_END, IMAGE, IMAGE_END, IMAGE_PH, LISTEN, PROTOCOL_TOKENS, SPEAK,
-                              SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND, TURN_EOS, UNIT, UNIT_END, VOCAB_TOKENS,
-                              speech_token_name)
+                              DELEGATE, DELEGATE_END, IMAGE, IMAGE_END, IMAGE_PH, LISTEN, LOSS_CHUNK_EOS,
+                              LOSS_CLASSES, LOSS_DECISION, LOSS_DELEGATE, LOSS_SPEECH, LOSS_TEXT, LOSS_TURN_EOS,
+                              PROTOCOL_TOKENS, SPEAK, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND, TURN_EOS, UNIT,
+                              UNIT_END, VOCAB_TOKENS, speech_token_name)
 from schemas.vocab import Decision
 
 # Names under which a target tokenizer may already hold a token (MiniCPM-o 4.5 display names).
@@ -415,6 +418,30 @@ class UnitEncoder:
             put([v[CHUNK_EOS]], 1 if self.chunk_eos_loss else 0)
             put([v[UNIT_END]], 0)
         return Encoded(ids, mask, offsets)
+
+
+NOT_A_TARGET = -1   # loss class of a token that carries no loss
+
+
+def loss_classes(ids: np.ndarray, loss_mask: np.ndarray, vocab: ProtocolVocab) -> np.ndarray:
+    """Per token, the index in LOSS_CLASSES of its loss class, NOT_A_TARGET where loss_mask is 0.
+
+    By id, except the delegate request: its text is ordinary ids, so everything from <delegate> to
+    </delegate> (both included) is the delegate class. A sample starts at a unit boundary, so a
+    request is never cut in half.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    k = {name: i for i, name in enumerate(LOSS_CLASSES)}
+    out = np.full(ids.shape, k[LOSS_TEXT], dtype=np.int8)
+    out[(ids == vocab[LISTEN]) | (ids == vocab[SPEAK])] = k[LOSS_DECISION]
+    out[(ids >= vocab.speech_offset) & (ids < vocab.speech_offset + SPEECH_CODEBOOK)] = k[LOSS_SPEECH]
+    out[ids == vocab[TURN_EOS]] = k[LOSS_TURN_EOS]
+    out[ids == vocab[CHUNK_EOS]] = k[LOSS_CHUNK_EOS]
+    opened = np.cumsum(ids == vocab[DELEGATE])
+    closed_before = np.cumsum(ids == vocab[DELEGATE_END]) - (ids == vocab[DELEGATE_END])
+    out[opened > closed_before] = k[LOSS_DELEGATE]
+    out[~np.asarray(loss_mask).astype(bool)] = NOT_A_TARGET
+    return out
 
 
 def _whole(x: float, what: str) -> int:

@@ -3,19 +3,25 @@
 - Launch: one process (CPU or one GPU), `torchrun` (`--nproc-per-node N` re-executes under
   torch.distributed.run; multi-node torchrun works as usual), or Ray Train (`TorchTrainer`) with
   `--ray-address` / `--ray-workers`, where Ray builds the process group.
-- Sharding: with more than one process (or `fsdp: on`), FSDP2 `fully_shard` on every decoder layer,
-  every encoder layer and the root; bf16 compute with fp32 reduction on GPU, fp32 on CPU (gloo).
+- Parallelism: with more than one process (or `fsdp: on`), FSDP2 `fully_shard` on every decoder
+  layer, every encoder layer and the root; bf16 compute with fp32 reduction on GPU, fp32 on CPU
+  (gloo). With more than one process and `fsdp: off`, DistributedDataParallel: every rank holds
+  the whole model and gradients are all-reduced, so every rank ends each step with the same weights.
   Activation checkpointing (non-reentrant) per layer; the loss is chunked (model/modeling.py).
-- Steps: grad_accum micro-batches; the loss is the sum of token losses over the whole global batch
-  divided by its target-token count (all-reduced first), so the number of ranks and micro-batches
-  does not change the objective. Gradient clipping, then AdamW with warmup + cosine decay; the
-  learning rate is a pure function of the step, so nothing about it needs restoring.
+- Steps: grad_accum micro-batches, gradients reduced once, after the last (`defer_grad_sync`); the
+  loss is the class-weighted sum of token losses over the whole global batch divided by its
+  weighted target-token count (all-reduced first), so the number of ranks and micro-batches does
+  not change the objective. Gradient clipping, then AdamW with warmup + cosine decay; the learning
+  rate is a pure function of the step, so nothing about it needs restoring.
+- Validation (`val_every`): the weighted loss on the export's val split, every rank a strided share.
+- A memory estimate (model/memory.py) is printed at start, next to the device's memory.
 - Checkpoints (`OUT/checkpoints/step-XXXXXXXX/`): sharded model + optimizer via
   torch.distributed.checkpoint, `trainer_state.json` (step, data cursor: samples consumed, epoch,
   epoch seed, next shard and row), per-rank RNG states, and the resolved config and protocol
   beside them. Written to `*.tmp` and renamed, then `OUT/checkpoints/latest` is updated; `--resume
-  auto` picks it up. `OUT/metrics.jsonl` gets one JSON line per step (truncated to the resumed step on
-  resume, so it always reads as one run).
+  auto` picks it up. `OUT/metrics.jsonl` gets one JSON line per step (train loss, per-class losses,
+  and the val losses on validation steps; truncated to the resumed step on resume, so it always
+  reads as one run).
 """
 from __future__ import annotations
 
@@ -37,10 +43,12 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
-from model.config import RunSpec, dump_run_spec, load_run_spec
-from model.dataset import DataError, MicroBatches, TrainSplit, make_loader, resolve_split_dir
+from model.config import (PARALLEL_DDP, PARALLEL_FSDP, ModelConfig, RunSpec, dump_run_spec, load_run_spec,
+                          parallel_mode)
+from model.dataset import DataError, MicroBatches, TrainSplit, collate, make_loader, resolve_split_dir
+from model.memory import describe_device_memory, estimate_memory, format_estimate
 from model.modeling import DuplexModel, count_parameters
-from model.protocol import ProtocolVocab
+from model.protocol import LOSS_CLASSES, ProtocolVocab
 from schemas.errors import UsageError
 
 CKPT_DIR = "checkpoints"
@@ -113,8 +121,8 @@ def use_bf16(spec: RunSpec, env: Env) -> bool:
     return p == "bf16" or (p == "auto" and env.device.type == "cuda")
 
 
-def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn.Module, bool]:
-    """The DuplexModel, FSDP2-sharded when distributed (or fsdp: on). Returns (model, sharded)."""
+def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn.Module, str]:
+    """The DuplexModel, FSDP2-sharded or DDP-wrapped per `parallel_mode`. Returns (model, mode)."""
     torch.manual_seed(spec.train.seed)
     if env.device.type == "cuda":
         torch.cuda.manual_seed(spec.train.seed)
@@ -126,8 +134,8 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
         model = DuplexModel(spec.model, vocab)
     if spec.train.activation_checkpointing:
         model.enable_activation_checkpointing()
-    shard = spec.train.fsdp == "on" or (spec.train.fsdp == "auto" and env.world > 1)
-    if shard:
+    mode = parallel_mode(spec, env.world)
+    if mode == PARALLEL_FSDP:
         if not env.distributed:
             raise TrainError("fsdp: on needs a process group (run under torchrun or Ray, or set fsdp: auto)")
         from torch.distributed.device_mesh import init_device_mesh
@@ -140,7 +148,27 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
             fully_shard(layer, mesh=mesh, mp_policy=mp)
         fully_shard(model, mesh=mesh, mp_policy=mp)
     model.to(env.device)
-    return model, shard
+    if mode == PARALLEL_DDP:
+        from torch.nn.parallel import DistributedDataParallel
+
+        # DDP broadcasts rank 0's weights here; the buffers (rotary tables) are constants, so they
+        # need no per-step broadcast; gradients live in the all-reduce buckets (no second copy)
+        model = DistributedDataParallel(model, device_ids=[env.device.index] if env.device.type == "cuda" else None,
+                                        broadcast_buffers=False, gradient_as_bucket_view=True)
+    return model, mode
+
+
+@contextlib.contextmanager
+def grad_sync(model: torch.nn.Module, mode: str, sync: bool):
+    """Reduce gradients in this backward pass only when `sync` (the last micro-batch of a step)."""
+    if mode == PARALLEL_FSDP:
+        model.set_requires_gradient_sync(sync)
+        yield
+    elif mode == PARALLEL_DDP and not sync:
+        with model.no_sync():
+            yield
+    else:
+        yield
 
 
 def build_optimizer(model: torch.nn.Module, spec: RunSpec, env: Env) -> torch.optim.Optimizer:
@@ -426,12 +454,84 @@ def _truncate_metrics(path: Path, step: int) -> None:
     _atomic_text(path, "".join(k + "\n" for k in keep))
 
 
+@dataclass
+class TrainHooks:
+    """Access to the live model for tests and tools: once it is wrapped (before the first step) and
+    after the last step. Nothing in training depends on them."""
+
+    on_built: Callable[[torch.nn.Module, str], None] | None = None
+    on_done: Callable[[torch.nn.Module, str], None] | None = None
+
+
+def _class_counts(mb: dict[str, Any]) -> torch.Tensor:
+    """Target tokens per loss class in one micro-batch (targets are positions 1.., as in forward)."""
+    cls = mb["loss_class"][:, 1:].long()
+    return torch.bincount(cls[cls >= 0], minlength=len(LOSS_CLASSES)).double()
+
+
+def _class_metrics(prefix: str, loss: torch.Tensor, count: torch.Tensor) -> dict[str, Any]:
+    """`{prefix}loss_<class>` (mean token loss) and `{prefix}tokens_<class>` for every class present."""
+    out: dict[str, Any] = {}
+    for c, l, n in zip(LOSS_CLASSES, loss.tolist(), count.tolist()):
+        if n:
+            out[f"{prefix}loss_{c}"] = l / n
+            out[f"{prefix}tokens_{c}"] = int(n)
+    return out
+
+
+def open_val_split(data: str | Path, spec: RunSpec, image_size: int | None) -> TrainSplit:
+    """The export's val split beside the train split `data` points at (TRAIN_DIR or TRAIN_DIR/train)."""
+    train_dir = resolve_split_dir(data)
+    root = train_dir.parent if train_dir.name == "train" or not (Path(data) / "val").is_dir() else Path(data)
+    try:
+        return TrainSplit(root, max_seq_len=spec.train.max_seq_len, seed=spec.train.seed, split="val",
+                          image_size=image_size)
+    except DataError as err:
+        raise TrainError(f"train.val_every is set but the export has no usable val split ({err}); export with "
+                         "--val-fraction > 0 or unset val_every") from None
+
+
+@torch.no_grad()
+def validation_loss(model: torch.nn.Module, val: TrainSplit, spec: RunSpec, env: Env,
+                    bf16_autocast: bool) -> dict[str, Any]:
+    """Weighted loss (as in training) and per-class losses over the distinct val samples.
+
+    Rank r evaluates samples r, r + world, ...; every rank runs the same number of forward passes
+    (FSDP gathers weights collectively), a rank past the end repeating sample 0 and counting nothing.
+    """
+    items = list(dict.fromkeys(val.items))            # distinct, in split order
+    if spec.train.val_max_samples is not None:
+        items = items[:spec.train.val_max_samples]
+    weights = torch.tensor(spec.model.loss_weights.as_list(), dtype=torch.float64, device=env.device)
+    loss = torch.zeros(len(LOSS_CLASSES), dtype=torch.float64, device=env.device)
+    count = torch.zeros(len(LOSS_CLASSES), dtype=torch.float64, device=env.device)
+    was_training = model.training
+    model.eval()
+    rounds = -(-len(items) // env.world)
+    for k in range(rounds):
+        i = k * env.world + env.rank
+        b = _to(collate([val.load(items[i if i < len(items) else 0])]), env.device)
+        ctx = torch.autocast("cuda", dtype=torch.bfloat16) if bf16_autocast else contextlib.nullcontext()
+        with ctx:
+            out = model(**b)
+        if i < len(items):
+            loss += out.class_loss
+            count += out.class_count.double()
+    model.train(was_training)
+    loss, count = _all_sum(loss, env), _all_sum(count, env)
+    denom = float((weights * count).sum())
+    rec = {"val_loss": float((weights * loss).sum()) / denom if denom else float("nan"), "val_samples": len(items)}
+    rec.update(_class_metrics("val_", loss, count))
+    return rec
+
+
 def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], None] | None = None,
-          device: torch.device | None = None) -> dict[str, Any]:
+          device: torch.device | None = None, hooks: TrainHooks | None = None) -> dict[str, Any]:
     """Run (or continue) training; returns a summary. Works alone, under torchrun and under Ray."""
     overrides = {"max_steps": args.max_steps, "save_every": args.save_every}
     spec = load_run_spec(args.config, overrides)
     t = spec.train
+    hooks = hooks or TrainHooks()
     env = setup_env(device)
     if env.device.type == "cpu" and t.cpu_threads:
         torch.set_num_threads(t.cpu_threads)   # fixed threads: same numerics everywhere, no oversubscription
@@ -446,12 +546,19 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
         image_size = 384
     split = TrainSplit(args.data, max_seq_len=t.max_seq_len, seed=t.seed, shuffle_shard_group=t.shuffle_shard_group,
                        image_size=image_size)
+    val = open_val_split(args.data, spec, image_size) if t.val_every else None
     protocol_path = split.dir / split.info["tokenizer"]
     vocab = split.vocab
     _check_layout(spec, split)
-    model, sharded = build_model(spec, vocab, env)
+    model, mode = build_model(spec, vocab, env)
     opt = build_optimizer(model, spec, env)
-    params = count_parameters(model) if not sharded else None
+    params = count_parameters(model.module if mode == PARALLEL_DDP else model)
+    if env.main:
+        est = estimate_memory(spec, model.module if mode == PARALLEL_DDP else model, world=env.world, mode=mode,
+                              bf16=use_bf16(spec, env))
+        _log(env, format_estimate(est) + f"; {describe_device_memory(env.device)}")
+    if hooks.on_built:
+        hooks.on_built(model, mode)
 
     start_step, consumed = 0, 0
     ckpt = find_resume(out, args.resume)
@@ -475,31 +582,38 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
                       micro_batch_size=t.micro_batch_size, grad_accum=t.grad_accum)
     loader = iter(make_loader(ds, t.loader_workers))
     per_step = ds.samples_per_step()
-    bf16_autocast = use_bf16(spec, env) and not sharded
-    _log(env, f"training {spec.name} on {env.world} process(es), {env.device}, fsdp={sharded}, "
-              f"params={params['total'] if params else 'sharded'}, {len(split)} samples/epoch, "
-              f"{per_step} samples/step, steps {start_step + 1}..{t.max_steps}")
+    bf16_autocast = use_bf16(spec, env) and mode != PARALLEL_FSDP
+    weights = torch.tensor(spec.model.loss_weights.as_list(), dtype=torch.float64, device=env.device)
+    _log(env, f"training {spec.name} on {env.world} process(es), {env.device}, fsdp={mode == PARALLEL_FSDP}, "
+              f"parallel={mode}, params={params['total']}, {len(split)} samples/epoch, "
+              f"{per_step} samples/step, steps {start_step + 1}..{t.max_steps}"
+              + (f", val every {t.val_every} steps" if val else ""))
     last_ckpt: Path | None = ckpt
     summary: dict[str, Any] = {}
     model.train()
     for step in range(start_step + 1, t.max_steps + 1):
         t0 = time.perf_counter()
         mbs = [next(loader) for _ in range(t.grad_accum)]
-        local = torch.tensor([float(sum(int((mb["loss_mask"][:, 1:] & mb["attention_mask"][:, 1:].bool()).sum())
-                                            for mb in mbs)),
-                              float(sum(int(mb["attention_mask"].sum()) for mb in mbs)),
-                              float(sum(mb["num_units"] for mb in mbs))], dtype=torch.float64, device=env.device)
-        n_loss, n_tok, n_units = (float(x) for x in _all_sum(local, env).tolist())
-        if n_loss == 0:
-            raise TrainError(f"step {step}: the global batch has no loss-bearing tokens")
-        loss_sum = torch.zeros((), dtype=torch.float64, device=env.device)
-        for mb in mbs:
+        counts = sum(_class_counts(mb) for mb in mbs)
+        local = torch.cat([counts.to(env.device),
+                           torch.tensor([float(sum(int(mb["attention_mask"].sum()) for mb in mbs)),
+                                         float(sum(mb["num_units"] for mb in mbs))],
+                                        dtype=torch.float64, device=env.device)])
+        glob = _all_sum(local, env)
+        g_counts, (n_tok, n_units) = glob[:len(LOSS_CLASSES)], glob[len(LOSS_CLASSES):].tolist()
+        n_loss = float(g_counts.sum())
+        denom = float((weights * g_counts).sum())
+        if denom == 0:
+            raise TrainError(f"step {step}: the global batch has no loss-bearing tokens with a weight > 0")
+        class_loss = torch.zeros(len(LOSS_CLASSES), dtype=torch.float64, device=env.device)
+        for a, mb in enumerate(mbs):
             b = _to(mb, env.device)
             ctx = torch.autocast("cuda", dtype=torch.bfloat16) if bf16_autocast else contextlib.nullcontext()
-            with ctx:
-                s, _ = model(**b)
-            (s * (env.world / n_loss)).backward()
-            loss_sum += s.detach().double()
+            with grad_sync(model, mode, sync=a == len(mbs) - 1 or not t.defer_grad_sync):
+                with ctx:
+                    parts = model(**b)
+                (parts.weighted_sum * (env.world / denom)).backward()
+            class_loss += parts.class_loss
         grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), t.grad_clip)
         if hasattr(grad_norm, "full_tensor"):
             grad_norm = grad_norm.full_tensor()
@@ -508,14 +622,20 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
             g["lr"] = lr
         opt.step()
         opt.zero_grad(set_to_none=True)
-        loss = float(_all_sum(loss_sum, env)) / n_loss
+        class_loss = _all_sum(class_loss, env)
+        loss = float((weights * class_loss).sum()) / denom
         consumed += per_step
-        dt = time.perf_counter() - t0
         rec = {"step": step, "loss": loss, "lr": lr, "grad_norm": float(grad_norm), "loss_tokens": int(n_loss),
-               "tokens": int(n_tok), "units": int(n_units), "samples": per_step, "step_s": round(dt, 4),
-               "tokens_per_s": round(n_tok / dt, 1), "epoch": consumed // len(split), "samples_consumed": consumed}
+               "tokens": int(n_tok), "units": int(n_units), "samples": per_step}
+        rec.update(_class_metrics("", class_loss, g_counts))
+        dt = time.perf_counter() - t0
+        rec.update(step_s=round(dt, 4), tokens_per_s=round(n_tok / dt, 1), epoch=consumed // len(split),
+                   samples_consumed=consumed)
         if not math.isfinite(loss):
             raise TrainError(f"step {step}: loss is {loss}")
+        if val is not None and (step % t.val_every == 0 or step == t.max_steps):
+            rec.update(validation_loss(model, val, spec, env, bf16_autocast))
+            _log(env, f"step {step}/{t.max_steps} val loss {rec['val_loss']:.4f} ({rec['val_samples']} samples)")
         if env.main:
             with open(metrics_path, "a") as f:
                 f.write(json.dumps(rec) + "\n")
@@ -536,6 +656,8 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
             _log(env, f"hang_after_step={step}: waiting to be killed")
             while True:
                 time.sleep(3600)
+    if hooks.on_done:
+        hooks.on_done(model, mode)
     summary.update(out=str(out), checkpoint=str(last_ckpt) if last_ckpt else None)
     return summary
 
@@ -545,7 +667,11 @@ def _check_resumable(ckpt: Path, spec: RunSpec, protocol_path: Path) -> None:
     import yaml
 
     saved = yaml.safe_load((ckpt / "config.yaml").read_text())
-    if saved.get("model") != spec.model.model_dump(mode="json"):
+    try:   # defaults filled in, so a checkpoint from before a new model field (loss_weights) still resumes
+        saved_model = ModelConfig.model_validate(saved.get("model")).model_dump(mode="json")
+    except ValueError:
+        saved_model = saved.get("model")
+    if saved_model != spec.model.model_dump(mode="json"):
         raise TrainError(f"{ckpt} was trained with a different model config than {spec.name}; "
                          "resume with the config stored beside it (config.yaml)")
     if json.loads((ckpt / "protocol.json").read_text())["ids"] != json.loads(protocol_path.read_text())["ids"]:

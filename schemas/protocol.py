@@ -35,6 +35,13 @@ TARGET_CONTROL_TOKENS: tuple[str, ...] = ("<tool_call>", "</tool_call>")
 # What a backend result or a spoken text must never contain.
 LEAK_TOKENS: tuple[str, ...] = VOCAB_TOKENS + TARGET_CONTROL_TOKENS
 
+# Classes of loss-bearing tokens: the trainer weights each (model config `loss_weights`) and reports
+# each one's loss. decision: the listen/speak token; text: spoken text; speech: S3 speech tokens;
+# turn_eos / chunk_eos: the two ends of a unit's output; delegate: a request with its brackets.
+LOSS_DECISION, LOSS_TEXT, LOSS_SPEECH = "decision", "text", "speech"
+LOSS_TURN_EOS, LOSS_CHUNK_EOS, LOSS_DELEGATE = "turn_eos", "chunk_eos", "delegate"
+LOSS_CLASSES: tuple[str, ...] = (LOSS_DECISION, LOSS_TEXT, LOSS_SPEECH, LOSS_TURN_EOS, LOSS_CHUNK_EOS, LOSS_DELEGATE)
+
 
 def speech_token_name(code: int) -> str:
     """The display name of speech token `code` in the extended vocabulary."""

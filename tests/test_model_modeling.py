@@ -8,7 +8,8 @@ import torch.nn.functional as F
 from model.config import TrainConfigError, load_run_spec, parse_run_spec
 from model.dataset import MicroBatches, TrainSplit, collate
 from model.modeling import DuplexModel, count_parameters
-from model.protocol import IMAGE_PH, extend_vocab, load_text_tokenizer
+from model.protocol import (DELEGATE, DELEGATE_END, IMAGE_PH, LISTEN, LOSS_CLASSES, LOSS_DECISION, LOSS_DELEGATE,
+                            LOSS_SPEECH, NOT_A_TARGET, SPEAK, extend_vocab, load_text_tokenizer)
 from tests.generated import export_dataset
 
 
@@ -41,24 +42,24 @@ def test_forward_loss_equals_full_cross_entropy(model_and_split):
     b = MicroBatches(split, 0, 1, world=1, rank=0, micro_batch_size=2, grad_accum=1)[0]
     model.eval()
     with torch.no_grad():
-        s, n = model(**b)
+        s, _, n = model(**b)
         h = model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"])
         logits = model.logits(h)[:, :-1]
         sel = b["loss_mask"][:, 1:] & b["attention_mask"][:, 1:].bool()
         ref = F.cross_entropy(logits[sel], b["input_ids"][:, 1:][sel], reduction="sum")
-    assert int(n) == int(sel.sum()) > 0
+    assert int(n.sum()) == int(sel.sum()) > 0
     assert torch.allclose(s, ref, rtol=1e-5)
     # the chunked path (chunks of 7 tokens) gives the same sum and the same gradients
     model.train()
     model.zero_grad()
-    s_full, _ = model(**b)
+    s_full = model(**b).weighted_sum
     s_full.backward()
     g_full = model.llm.get_output_embeddings().weight.grad.clone()
     model.zero_grad()
     old = model.cfg
     object.__setattr__(model, "cfg", old.model_copy(update={"loss_chunk_tokens": 7}))
     try:
-        s_chunk, _ = model(**b)
+        s_chunk = model(**b).weighted_sum
         s_chunk.backward()
     finally:
         object.__setattr__(model, "cfg", old)
@@ -67,6 +68,64 @@ def test_forward_loss_equals_full_cross_entropy(model_and_split):
     # a sum over every loss token of a generated session: float32 summation order differs by chunk
     # (measured: max diff 9e-5 at max |grad| 409, i.e. 2e-7 relative)
     assert torch.allclose(g_full, g_chunk, rtol=1e-5, atol=1e-6 * float(g_full.abs().max()))
+    model.zero_grad()
+
+
+def _delegation_batch(split: TrainSplit) -> dict:
+    """One micro-batch of two whole sessions, one of them a delegation (it has every loss class)."""
+    items = [next(i for i in split.items if split.scenarios[i.shard][i.row] == "delegation"), split.items[0]]
+    return collate([split.load(i) for i in items])
+
+
+def test_loss_classes_follow_the_token_layout(model_and_split):
+    _, split = model_and_split
+    b = _delegation_batch(split)
+    ids, cls, mask = b["input_ids"], b["loss_class"].long(), b["loss_mask"]
+    k = {c: i for i, c in enumerate(LOSS_CLASSES)}
+    assert ((cls == NOT_A_TARGET) == ~mask).all()                     # a class exactly where there is loss
+    v = split.vocab
+    decision = (ids == v[LISTEN]) | (ids == v[SPEAK])
+    assert (cls[decision] == k[LOSS_DECISION]).all() and decision.sum() > 0
+    speech = (ids >= v.speech_range.start) & (ids < v.speech_range.stop)
+    assert (cls[speech] == k[LOSS_SPEECH]).all() and speech.sum() > 0
+    # the request's words are ordinary ids, but between the brackets they are the delegate class
+    row = ids[0].tolist()
+    lo, hi = row.index(v[DELEGATE]), row.index(v[DELEGATE_END])
+    assert hi > lo + 1 and (cls[0, lo:hi + 1] == k[LOSS_DELEGATE]).all()
+    assert cls[0, hi + 1] != k[LOSS_DELEGATE] and set(cls[0].tolist()) >= set(range(len(LOSS_CLASSES)))
+
+
+@pytest.mark.parametrize("name", [LOSS_SPEECH, LOSS_DECISION])
+def test_loss_weight_zero_is_the_same_as_masking_the_class(model_and_split, name):
+    """Weight 0 on a class gives the loss and gradients of a batch whose loss mask drops that class."""
+    model, split = model_and_split
+    b = _delegation_batch(split)
+    c = LOSS_CLASSES.index(name)
+    old = model.cfg
+    model.train()
+
+    def run(batch: dict, **weights: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        cfg = old.model_copy(update={"loss_weights": old.loss_weights.model_copy(update=weights)})
+        object.__setattr__(model, "cfg", cfg)
+        try:
+            model.zero_grad()
+            out = model(**batch)
+            out.weighted_sum.backward()
+        finally:
+            object.__setattr__(model, "cfg", old)
+        return out.weighted_sum.detach(), out.class_count, model.audio_proj.fc2.weight.grad.clone()
+
+    full, counts, g_full = run(b)
+    assert counts[c] > 0
+    zero, _, g_zero = run(b, **{name: 0.0})
+    masked = dict(b, loss_mask=b["loss_mask"] & (b["loss_class"] != c),
+                  loss_class=torch.where(b["loss_class"] == c, NOT_A_TARGET, b["loss_class"]).to(torch.int8))
+    ref, ref_counts, g_ref = run(masked)
+    assert ref_counts[c] == 0 and ref_counts.sum() == counts.sum() - counts[c]
+    assert torch.allclose(zero, ref, rtol=1e-6) and torch.allclose(g_zero, g_ref, rtol=1e-5, atol=1e-7)
+    assert not torch.allclose(full, zero, rtol=1e-3)          # the class did carry loss
+    half, _, _ = run(b, **{name: 0.5})
+    assert float(zero) < float(half) < float(full)
     model.zero_grad()
 
 
@@ -90,9 +149,9 @@ def test_omni_tiny_forward_with_frames(tmp_path, generated):
     assert int((b["input_ids"] == split.vocab[IMAGE_PH]).sum()) == 4 * b["pixel_values"].shape[0]
     torch.manual_seed(0)
     model = DuplexModel(spec.model, split.vocab)
-    s, n = model(**b)
+    s, _, n = model(**b)
     s.backward()
-    assert torch.isfinite(s) and n > 0
+    assert torch.isfinite(s) and n.sum() > 0
     assert model.vision_proj.fc1.weight.grad is not None and model.vision_proj.fc1.weight.grad.abs().sum() > 0
 
 

@@ -1,0 +1,133 @@
+"""Per-GPU memory estimate of a training run: parameters, gradients, optimizer, activations.
+
+Printed at the start of every run (next to the device's memory) and by
+`duplexsynth train --estimate-memory --config NAME --gpus N --gpu-mem-gb G` without training, so a
+team sees before a 9B job starts whether it fits. It is arithmetic on the model's real parameter
+counts (built on the meta device when estimating offline) and the config's shapes; allocator
+fragmentation, communication buffers and the CUDA context (~1-3 GB) are not in it.
+
+What is counted, per GPU (W = FSDP world size; 1 without FSDP):
+- weights: fp32 master copy 4 B/param / W; with FSDP also what is unsharded at a time in the
+  compute dtype: the root (embeddings, LM head, norms, projectors) for the whole step, and up to
+  three layers (the current one, the prefetched one, and the gradients of one in backward).
+- gradients: fp32 4 B/param / W; with FSDP and deferred reduction (`defer_grad_sync`, grad_accum > 1)
+  the unsharded fp32 accumulation buffers, 4 B/param, between micro-batches.
+- optimizer: AdamW m and v, 8 B/param / W.
+- activations of one micro-batch of micro_batch_size x max_seq_len tokens: with activation
+  checkpointing each decoder layer's input (d values per token) plus one layer's recompute; the
+  audio encoder likewise over 50 positions per unit (at most one unit per 14 tokens: <unit>, 10
+  audio slots, a decision, <|chunk_eos|>, </unit>); one loss chunk of logits (compute dtype, fp32
+  copy and fp32 gradient); the final hidden states and their gradient in fp32. Vision activations
+  (Omni) are not counted.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+
+from model.config import PARALLEL_FSDP, RunSpec
+from model.modeling import padded_vocab
+
+GIB = 1024 ** 3
+MIN_TOKENS_PER_UNIT = 14            # <unit>, 10 audio slots, decision, <|chunk_eos|>, </unit>
+AUDIO_POSITIONS_PER_SECOND = 50     # Whisper: 100 mel frames per second, halved by conv2
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes per GPU by kind; `world` is the FSDP world size (1 without FSDP)."""
+
+    mode: str
+    world: int
+    params: int
+    weights: int
+    weights_in_flight: int
+    grads: int
+    grads_accumulation: int
+    optimizer: int
+    activations: int
+
+    @property
+    def total(self) -> int:
+        return (self.weights + self.weights_in_flight + self.grads + self.grads_accumulation + self.optimizer
+                + self.activations)
+
+
+def _n(module: torch.nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def estimate_memory(spec: RunSpec, model: torch.nn.Module, *, world: int, mode: str, bf16: bool) -> MemoryEstimate:
+    """The estimate for `model` (a DuplexModel, on any device, meta included) trained with `spec`.
+
+    `mode` is model/config.parallel_mode's answer; only FSDP shards (over `world`).
+    """
+    t, m = spec.train, spec.model
+    fsdp = mode == PARALLEL_FSDP
+    w = world if fsdp else 1
+    total = _n(model)
+    layers = model.decoder_layers() + model.encoder_layers()
+    largest = max((_n(layer) for layer in layers), default=0)
+    root = total - sum(_n(layer) for layer in layers)
+    compute = 2 if bf16 else 4
+    in_flight = compute * (root + 3 * largest) if fsdp and w > 1 else 0
+    accum = 4 * total if fsdp and w > 1 and t.defer_grad_sync and t.grad_accum > 1 else 0
+
+    c = model.llm.config
+    d, ffn, n_layers = c.hidden_size, c.intermediate_size, c.num_hidden_layers
+    head_dim = getattr(c, "head_dim", None) or d // c.num_attention_heads
+    q, kv = c.num_attention_heads * head_dim, c.num_key_value_heads * head_dim
+    tokens = t.micro_batch_size * t.max_seq_len
+    layer_work = 4 * d + 2 * q + 2 * kv + 4 * ffn          # norm outputs, residuals, q/k/v, attention out, MLP
+    ac = model.audio.config
+    positions = (tokens // MIN_TOKENS_PER_UNIT) * AUDIO_POSITIONS_PER_SECOND
+    audio_work = 8 * ac.d_model + 2 * ac.encoder_ffn_dim
+    if t.activation_checkpointing:
+        llm_act = tokens * (n_layers * d + layer_work)
+        audio_act = positions * (ac.encoder_layers * ac.d_model + audio_work)
+    else:
+        llm_act = tokens * n_layers * layer_work
+        audio_act = positions * ac.encoder_layers * audio_work
+    vocab = padded_vocab(model.vocab_size, m.llm.pad_vocab_to_multiple_of)
+    loss_chunk = min(m.loss_chunk_tokens, tokens) * vocab * (compute + 4 + 4)
+    hidden = 2 * tokens * d * 4
+    activations = compute * (llm_act + audio_act) + loss_chunk + hidden
+    return MemoryEstimate(mode=mode, world=w, params=total, weights=4 * total // w, weights_in_flight=in_flight,
+                          grads=4 * total // w, grads_accumulation=accum, optimizer=8 * total // w,
+                          activations=activations)
+
+
+def format_estimate(e: MemoryEstimate, device_bytes: int | None = None) -> str:
+    """One line: each part in GiB and the total (against the device's memory when given)."""
+    g = lambda b: f"{b / GIB:.1f}"   # noqa: E731
+    shard = f"FSDP over {e.world}" if e.mode == PARALLEL_FSDP else e.mode
+    parts = [f"weights {g(e.weights)}"]
+    if e.weights_in_flight:
+        parts.append(f"+ {g(e.weights_in_flight)} unsharded in flight")
+    parts.append(f"grads {g(e.grads)}")
+    if e.grads_accumulation:
+        parts.append(f"+ {g(e.grads_accumulation)} unsharded accumulation")
+    parts += [f"optimizer {g(e.optimizer)}", f"activations {g(e.activations)}"]
+    line = (f"memory estimate per GPU ({e.params / 1e9:.2f}B params, {shard}): " + ", ".join(parts)
+            + f" = {g(e.total)} GiB")
+    if device_bytes:
+        line += f" of {g(device_bytes)} GiB ({e.total / device_bytes:.0%})"
+    return line
+
+
+def device_memory(device: torch.device) -> int | None:
+    """Total memory of a CUDA device, or of the host for a CPU run (None if unknown)."""
+    if device.type == "cuda":
+        return int(torch.cuda.get_device_properties(device).total_memory)
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def describe_device_memory(device: torch.device) -> str:
+    b = device_memory(device)
+    what = torch.cuda.get_device_name(device) if device.type == "cuda" else "host RAM (CPU run)"
+    return f"device memory: {b / GIB:.1f} GiB, {what}" if b else f"device memory: unknown ({device})"
