@@ -17,8 +17,8 @@ the offset of every ``<unit>``, a `repeat` count (the mix), and the user audio.
 
 Audio is stored as **16 kHz FLAC** (the generator's bytes, passed through when already 16 kHz) and
 turned into per-unit Whisper log-mel by the loader. Why not precomputed features: the loader
-benchmark (benchmarks/loader_throughput.py) delivers ~1,400-1,800 collated units/s per core from
-FLAC (seek + decode + log-mel + collate), 3.5-4.4x the 400 units/s/core target and ~10x what one
+benchmark (benchmarks/loader_throughput.py, on its synthetic fixtures) delivers ~1,400-1,800 collated
+units/s per core from FLAC (seek + decode + log-mel + collate), 3.5-4.4x the 400 units/s/core target and ~10x what one
 GPU of a 9B run consumes (~160 units/s at 40% MFU), while FLAC costs about the same bytes per unit
 as fp16 80-bin mel (~16-18 KB/s) and keeps the shards independent of the encoder's front end
 (80 vs 128 mel bins, unit size, augmentation) and the export a byte copy. Precomputed mel
@@ -30,6 +30,7 @@ import io
 import json
 import random
 import shutil
+import sys
 import time
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
@@ -65,9 +66,9 @@ TRAIN_SCHEMA = pa.schema([
     ("frames", pa.list_(pa.binary())),          # Omni: one JPEG per unit, as generated
 ])
 LIGHT_COLUMNS = ("id", "scenario", "unit_s", "sample_rate")
-AUDIO_WHY = ("the loader delivers ~1,400-1,800 collated units/s/core from 16 kHz FLAC (3.5-4.4x the 400 "
-             "target, benchmarks/loader_throughput.py) at about the bytes of fp16 mel, and FLAC keeps the "
-             "shards independent of the encoder front end")
+AUDIO_WHY = ("16 kHz FLAC at about the bytes per unit of fp16 mel; it keeps the shards independent of the "
+             "encoder front end (mel bins, unit size, augmentation). The loader's speed on this export was not "
+             "measured: run benchmarks/loader_throughput.py on it")
 
 
 class ExportError(UsageError, ValueError):
@@ -175,8 +176,12 @@ def plan_rows(light: list[dict[str, Any]], mix: dict[str, float], val_fraction: 
               seed: int) -> tuple[dict[str, RowPlan], dict[str, dict[str, Any]]]:
     """Deterministic stratified split and mix, by trajectory id (never by read order).
 
-    Per family: the ids are shuffled with (seed, family); the first round(n * val_fraction) go to val
-    (at least one when n >= 2 and val_fraction > 0, never all). The train rows then get
+    Per family: the ids are shuffled with (seed, family) and the first n_val go to val, where the
+    n_val add up to round(N * val_fraction) over the N rows of the exported families: each family
+    gets floor(n * val_fraction), and the rows left over go to the families with the largest
+    remainders (ties by name), never a family's last row. So the val share is the requested one up
+    to rounding however small the families; a family left without a val row is named by
+    `split_warnings`. The train rows then get
     round(n_train * weight) copies in total: floor per row plus one more for a seeded subset, so
     weight 0.5 keeps half the rows and 2 repeats each twice. Weight 0 drops the family from both
     splits. Families not named in the mix keep weight 1.
@@ -195,6 +200,7 @@ def plan_rows(light: list[dict[str, Any]], mix: dict[str, float], val_fraction: 
         raise ExportError(f"duplicate trajectory ids in the source: {dup[:5]}")
     plan: dict[str, RowPlan] = {}
     stats: dict[str, dict[str, Any]] = {}
+    n_val_of = _val_counts({f: len(v) for f, v in by_family.items() if mix.get(f, 1.0) != 0}, val_fraction)
     for fam in sorted(by_family):
         ids = sorted(by_family[fam])
         w = mix.get(fam, 1.0)
@@ -203,9 +209,7 @@ def plan_rows(light: list[dict[str, Any]], mix: dict[str, float], val_fraction: 
             continue
         rng = random.Random(f"{seed}:split:{fam}")
         rng.shuffle(ids)
-        n_val = int(round(len(ids) * val_fraction))
-        if val_fraction > 0 and len(ids) >= 2:
-            n_val = min(max(n_val, 1), len(ids) - 1)
+        n_val = n_val_of[fam]
         val, train = ids[:n_val], ids[n_val:]
         for i in val:
             plan[i] = RowPlan("val", 1)
@@ -219,6 +223,35 @@ def plan_rows(light: list[dict[str, Any]], mix: dict[str, float], val_fraction: 
         stats[fam].update(val_rows=len(val), train_rows=sum(1 for i in train if i in plan),
                           train_samples=sum(plan[i].repeat for i in train if i in plan))
     return plan, stats
+
+
+def _val_counts(sizes: dict[str, int], val_fraction: float) -> dict[str, int]:
+    """Val rows per family: floor of each quota, then the largest remainders up to round(N * fraction)."""
+    quota = {f: n * val_fraction for f, n in sizes.items()}
+    counts = {f: min(int(q), max(0, sizes[f] - 1)) for f, q in quota.items()}
+    left = int(round(sum(sizes.values()) * val_fraction)) - sum(counts.values())
+    for f in sorted(quota, key=lambda f: (-(quota[f] - int(quota[f])), f)):
+        if left <= 0:
+            break
+        if counts[f] < sizes[f] - 1:
+            counts[f] += 1
+            left -= 1
+    return counts
+
+
+def split_warnings(stats: dict[str, dict[str, Any]], val_fraction: float) -> list[str]:
+    """One line per exported family that the split left without a val row although one was asked for."""
+    if val_fraction <= 0:
+        return []
+    return [f"family {fam!r} has {st['source_rows']} row(s), too few for a val row at val_fraction "
+            f"{val_fraction} (its share would be {st['source_rows'] * val_fraction:.2f}); it is not validated"
+            for fam, st in sorted(stats.items()) if st["weight"] != 0 and st["val_rows"] == 0]
+
+
+def val_share(stats: dict[str, dict[str, Any]]) -> float:
+    """The realised val share: val rows over the source rows of the exported families."""
+    rows = sum(st["source_rows"] for st in stats.values() if st["weight"] != 0)
+    return sum(st["val_rows"] for st in stats.values()) / rows if rows else 0.0
 
 
 # ----------------------------------------------------------------------------- row conversion
@@ -399,6 +432,8 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
     if len(unit_sizes) != 1:
         raise ExportError(f"rows mix unit sizes {unit_sizes}; the trainer needs one unit_s per export")
     plan, fam_stats = plan_rows(light, opts.mix, opts.val_fraction, opts.seed)
+    for line in split_warnings(fam_stats, opts.val_fraction):
+        print(f"warning: {line}", file=sys.stderr)
 
     tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)
     vocab = extend_vocab(tok)
@@ -449,7 +484,8 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
                       "protocol": "tokenizer/protocol.json", "tokenizer_json": "tokenizer/tokenizer.json",
                       "reused": {k: v for k, v in vocab.sources.items() if v != "added"}},
         "mix": {"weights": opts.mix, "default_weight": 1.0, "families": fam_stats},
-        "split": {"val_fraction": opts.val_fraction, "seed": opts.seed,
+        "split": {"val_fraction": opts.val_fraction, "val_share": val_share(fam_stats),
+                  "warnings": split_warnings(fam_stats, opts.val_fraction), "seed": opts.seed,
                   **{s: {k: v for k, v in info.items() if k not in ("tokenizer", "layout")}
                      for s, info in splits.items()}},
         "audio": {"format": opts.audio_format, "sample_rate": fe.SAMPLE_RATE, "n_mels": opts.n_mels,

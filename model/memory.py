@@ -101,7 +101,7 @@ def estimate_memory(spec: RunSpec, model: torch.nn.Module, *, world: int, mode: 
 
 def format_estimate(e: MemoryEstimate, device_bytes: int | None = None) -> str:
     """One line: each part in GiB and the total (against the device's memory when given)."""
-    g = lambda b: f"{b / GIB:.1f}"   # noqa: E731
+    g = lambda b: f"{b / GIB:.2f}" if b < GIB else f"{b / GIB:.1f}"   # noqa: E731
     shard = f"FSDP over {e.world}" if e.mode == PARALLEL_FSDP else e.mode
     parts = [f"weights {g(e.weights)}"]
     if e.weights_in_flight:
@@ -110,7 +110,8 @@ def format_estimate(e: MemoryEstimate, device_bytes: int | None = None) -> str:
     if e.grads_accumulation:
         parts.append(f"+ {g(e.grads_accumulation)} unsharded accumulation")
     parts += [f"optimizer {g(e.optimizer)}", f"activations {g(e.activations)}"]
-    line = (f"memory estimate per GPU ({e.params / 1e9:.2f}B params, {shard}): " + ", ".join(parts)
+    size = f"{e.params / 1e9:.2f}B" if e.params >= 1e9 else f"{e.params / 1e6:.1f}M"
+    line = (f"memory estimate per GPU ({size} params, {shard}): " + ", ".join(parts)
             + f" = {g(e.total)} GiB")
     if device_bytes:
         line += f" of {g(device_bytes)} GiB ({e.total / device_bytes:.0%})"

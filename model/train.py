@@ -151,10 +151,9 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
     if mode == PARALLEL_DDP:
         from torch.nn.parallel import DistributedDataParallel
 
-        # DDP broadcasts rank 0's weights here; the buffers (rotary tables) are constants, so they
-        # need no per-step broadcast; gradients live in the all-reduce buckets (no second copy)
+        # DDP broadcasts rank 0's weights here; gradients live in the all-reduce buckets (no second copy)
         model = DistributedDataParallel(model, device_ids=[env.device.index] if env.device.type == "cuda" else None,
-                                        broadcast_buffers=False, gradient_as_bucket_view=True)
+                                        gradient_as_bucket_view=True)
     return model, mode
 
 
