@@ -132,3 +132,31 @@ def describe_device_memory(device: torch.device) -> str:
     b = device_memory(device)
     what = torch.cuda.get_device_name(device) if device.type == "cuda" else "host RAM (CPU run)"
     return f"device memory: {b / GIB:.1f} GiB, {what}" if b else f"device memory: unknown ({device})"
+
+
+def estimate_offline(config: str, gpus: int, data: str | None = None) -> MemoryEstimate:
+    """The estimate for `config` on `gpus` GPUs (bf16 unless the config says fp32), from a model
+    built on the meta device (no memory, no weights read). The vocabulary is the export's in `data`,
+    else the MiniCPM-o 4.5 tokenizer extended as `duplexsynth export` extends it."""
+    import json
+    from pathlib import Path
+
+    from model.config import load_run_spec, parallel_mode
+    from model.dataset import resolve_split_dir
+    from model.modeling import DuplexModel
+    from model.protocol import ProtocolVocab, extend_vocab, load_text_tokenizer
+
+    spec = load_run_spec(config)
+    if data:
+        split = resolve_split_dir(data)
+        vocab = ProtocolVocab.load(split / json.loads((split / "split.json").read_text())["tokenizer"])
+    else:
+        vocab = extend_vocab(load_text_tokenizer("minicpm-o45"))
+    # local weights are never read: the meta model has the shapes of the config
+    plain = spec.model.model_copy(update={c: getattr(spec.model, c).model_copy(update={"path": None})
+                                          for c in ("llm", "audio", "vision") if getattr(spec.model, c) is not None
+                                          and getattr(spec.model, c).config})
+    with torch.device("meta"):
+        model = DuplexModel(plain, vocab)
+    return estimate_memory(spec, model, world=gpus, mode=parallel_mode(spec, gpus),
+                           bf16=spec.train.precision != "fp32")

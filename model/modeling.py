@@ -119,8 +119,8 @@ class DuplexModel(nn.Module):
 
     def encoder_layers(self) -> list[nn.Module]:
         layers = list(self.audio.layers)
-        if self.vision is not None:
-            layers += list(self.vision.vision_model.encoder.layers)
+        if self.vision is not None:   # transformers 5 flattened SiglipVisionModel (no .vision_model)
+            layers += list(getattr(self.vision, "vision_model", self.vision).encoder.layers)
         return layers
 
     def enable_activation_checkpointing(self) -> None:

@@ -469,12 +469,12 @@ def _class_counts(mb: dict[str, Any]) -> torch.Tensor:
 
 
 def _class_metrics(prefix: str, loss: torch.Tensor, count: torch.Tensor) -> dict[str, Any]:
-    """`{prefix}loss_<class>` (mean token loss) and `{prefix}tokens_<class>` for every class present."""
+    """`{prefix}loss_<class>` (mean token loss) and `{prefix}loss_tokens_<class>` for every class present."""
     out: dict[str, Any] = {}
     for c, l, n in zip(LOSS_CLASSES, loss.tolist(), count.tolist()):
         if n:
             out[f"{prefix}loss_{c}"] = l / n
-            out[f"{prefix}tokens_{c}"] = int(n)
+            out[f"{prefix}loss_tokens_{c}"] = int(n)
     return out
 
 

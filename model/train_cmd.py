@@ -11,7 +11,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(--nproc-per-node or an outer torchrun), or Ray Train (--ray-address/--ray-workers); "
                     "FSDP2 whenever there is more than one process.")
     p.add_argument("--config", required=True, help="model/configs/X.yaml or a bare name (tiny, venus-audio-9b, ...)")
-    p.add_argument("--data", required=True, help="TRAIN_DIR (its train split is used) or a split folder")
+    p.add_argument("--data", default=None, help="TRAIN_DIR (its train split is used) or a split folder (required "
+                   "unless --estimate-memory)")
     p.add_argument("--out", default="runs/train", help="output folder: checkpoints/, metrics.jsonl (default runs/train)")
     p.add_argument("--resume", default=None, help="'auto' (latest checkpoint in --out, if any) or a checkpoint folder")
     p.add_argument("--max-steps", type=int, default=None, help="override train.max_steps (also the LR schedule length)")
@@ -20,6 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--ray-address", default=None, help="train with Ray Train on this cluster ('auto' or ray://...)")
     p.add_argument("--ray-workers", type=int, default=None, help="Ray Train workers (default 2 with --ray-address)")
     p.add_argument("--hang-after-step", type=int, default=None, help=argparse.SUPPRESS)   # test hook
+    p.add_argument("--estimate-memory", action="store_true",
+                   help="print the per-GPU memory estimate (params, grads, optimizer, activations) and exit")
+    p.add_argument("--gpus", type=int, default=8, help="with --estimate-memory: GPUs (FSDP world size), default 8")
+    p.add_argument("--gpu-mem-gb", type=float, default=None,
+                   help="with --estimate-memory: memory per GPU as sold, in GiB (80 for an 80 GB H100/A100)")
     p.set_defaults(func=_train)
 
     e = subparsers.add_parser(
@@ -33,9 +39,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    import sys
+
+    if args.estimate_memory:
+        return _estimate(args)
+    if not args.data:
+        print("train failed: --data is required (TRAIN_DIR from `duplexsynth export`)", file=sys.stderr)
+        return 2
     from model.train import launch
 
     return launch(args)
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    """`train --estimate-memory`: the estimate on one line, nothing trained."""
+    import sys
+
+    from model.memory import GIB, estimate_offline, format_estimate
+    from schemas.errors import UsageError
+
+    if args.gpus < 1 or (args.gpu_mem_gb is not None and args.gpu_mem_gb <= 0):
+        print("train --estimate-memory failed: --gpus must be >= 1 and --gpu-mem-gb > 0", file=sys.stderr)
+        return 2
+    try:
+        est = estimate_offline(args.config, args.gpus, args.data)
+    except (UsageError, ValueError, OSError) as err:
+        print(f"train --estimate-memory failed: {str(err).splitlines()[0]}", file=sys.stderr)
+        return 2
+    device = int(args.gpu_mem_gb * GIB) if args.gpu_mem_gb else None
+    print(format_estimate(est, device) + (f" (on {args.gpus} x {args.gpu_mem_gb:g} GB)" if device else ""))
+    if device and est.total > device:
+        print("warning: the estimate exceeds the GPU's memory", file=sys.stderr)
+    return 0
 
 
 def _eval(args: argparse.Namespace) -> int:

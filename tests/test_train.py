@@ -1,4 +1,4 @@
-"""Export -> train 40 steps (loss halves), kill at 20 + `--resume auto` (bit-exact), eval-decisions."""
+"""Export -> train 40 steps (loss halves, val loss falls), kill at 20 + `--resume auto` (bit-exact), eval-decisions."""
 from __future__ import annotations
 
 import json
@@ -21,13 +21,17 @@ from tests.generated import export_dataset
 ROOT = Path(__file__).resolve().parents[1]
 
 
+VAL_EVERY = 10
+
+
 def _losses(out: Path) -> dict[int, float]:
     return {r["step"]: r["loss"] for r in map(json.loads, (out / "metrics.jsonl").read_text().splitlines())}
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory, generated) -> Path:
-    return export_dataset(tmp_path_factory.mktemp("t"), generated, rows=8, val_fraction=0.25)
+    """8 rows of 4 families, one of each in val (4 train rows)."""
+    return export_dataset(tmp_path_factory.mktemp("t"), generated, rows=8, val_fraction=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -41,6 +45,7 @@ def tiny(tmp_path_factory) -> str:
     spec = yaml.safe_load((CONFIG_DIR / "tiny.yaml").read_text())
     assert spec["train"]["activation_checkpointing"] is True
     spec["train"]["activation_checkpointing"] = False
+    spec["train"]["val_every"] = VAL_EVERY     # validation is no_grad, eval mode: it changes no training number
     p = tmp_path_factory.mktemp("cfg") / "tiny.yaml"
     p.write_text(yaml.safe_dump(spec))
     return str(p)
@@ -110,6 +115,31 @@ def test_loss_falls_below_half_in_40_steps(run40):
     assert end < 0.5 * start
 
 
+def test_val_loss_is_logged_on_the_val_rows_and_falls(run40, data):
+    import pyarrow.parquet as pq
+
+    recs = [json.loads(line) for line in (run40 / "metrics.jsonl").read_text().splitlines()]
+    val = {r["step"]: r for r in recs if "val_loss" in r}
+    assert sorted(val) == list(range(VAL_EVERY, 41, VAL_EVERY))
+    # every target token of the val rows is counted, once (and none of the train rows')
+    val_targets = sum(sum(m) for p in sorted((data / "val").glob("*.parquet"))
+                      for m in pq.read_table(p, columns=["loss_mask"]).column("loss_mask").to_pylist())
+    train_targets = sum(sum(m) for p in sorted((data / "train").glob("*.parquet"))
+                        for m in pq.read_table(p, columns=["loss_mask"]).column("loss_mask").to_pylist())
+    assert val_targets != train_targets
+    for r in val.values():
+        assert sum(v for k, v in r.items() if k.startswith("val_loss_tokens_")) == val_targets
+        assert r["val_samples"] == 4
+    first, last = val[VAL_EVERY]["val_loss"], val[40]["val_loss"]
+    print(f"val loss {first:.4f} -> {last:.4f}; train loss {recs[VAL_EVERY - 1]['loss']:.4f} -> {recs[-1]['loss']:.4f}")
+    assert last < 0.9 * first
+    # per-class losses are reported for train and val, and the class token counts add up
+    for r in (recs[-1], val[40]):
+        pre = "val_" if r is val[40] else ""
+        assert {f"{pre}loss_decision", f"{pre}loss_text", f"{pre}loss_speech", f"{pre}loss_chunk_eos"} <= set(r)
+    assert sum(v for k, v in recs[-1].items() if k.startswith("loss_tokens_")) == recs[-1]["loss_tokens"]
+
+
 def test_checkpoint_holds_weights_optimizer_config_and_cursor(run40):
     ck = run40 / "checkpoints"
     assert (ck / "latest").read_text().strip() == "step-00000040"
@@ -128,6 +158,7 @@ def test_checkpoint_holds_weights_optimizer_config_and_cursor(run40):
 def test_kill_and_resume_auto_matches_the_uninterrupted_run(data, tiny, runs, tmp_path):
     killed = runs.killed
     assert "waiting to be killed" in killed.log, killed.log[-3000:]     # it reached step 20 and hung there
+    assert "memory estimate per GPU (" in killed.log and "device memory: " in killed.log   # printed at start
     assert killed.returncode == -signal.SIGKILL
     assert killed.latest == "step-00000020"
     assert sorted(killed.losses) == list(range(1, 21))
@@ -160,10 +191,34 @@ def test_eval_decisions_reports_per_family(data, run40, tmp_path, capsys):
     rep = json.loads(report.read_text())
     assert rep["step"] == 40
     assert set(rep["families"]) == {"turn_taking", "backchannel", "interruption_discard", "delegation"}
-    for fam in list(rep["families"].values()) + [rep["all"]]:
-        for k in ("decision_accuracy", "speak_f1", "listen_f1", "turn_eos_accuracy", "turn_eos_f1"):
-            assert 0.0 <= fam[k] <= 1.0
-    assert rep["all"]["units"] == sum(f["units"] for f in rep["families"].values()) > 0
+    # the metrics are what the model predicts: recomputed here from the full logits at every
+    # position before a listen/speak token (an independent scan, not decision_slots)
+    import torch
+
+    from model.dataset import TrainSplit, collate
+    from model.eval_decisions import load_model
+    from model.protocol import LISTEN, SPEAK
+
+    model, vocab, _ = load_model(run40 / "checkpoints" / "step-00000040")
+    split = TrainSplit(data, max_seq_len=2048, split="val")
+    want: dict[str, list[tuple[int, int]]] = {}
+    with torch.no_grad():
+        for item in dict.fromkeys(split.items):
+            b = collate([split.load(item)])
+            logits = model.logits(model.hidden_states(b["input_ids"], b["attention_mask"], b["audio_features"])[0])
+            ids = b["input_ids"][0]
+            at = torch.nonzero((ids == vocab[LISTEN]) | (ids == vocab[SPEAK])).flatten()
+            pred = (logits[at - 1, vocab[SPEAK]] > logits[at - 1, vocab[LISTEN]]).long()
+            want.setdefault(b["scenarios"][0], []).extend(zip((ids[at] == vocab[SPEAK]).long().tolist(), pred.tolist()))
+    for fam, pairs in want.items():
+        got = rep["families"][fam]
+        assert got["units"] == len(pairs) and got["speak_units"] == sum(t for t, _ in pairs)
+        assert got["decision_accuracy"] == pytest.approx(sum(t == p for t, p in pairs) / len(pairs), abs=1e-12)
+    every = [x for pairs in want.values() for x in pairs]
+    tp = sum(t == p == 1 for t, p in every)
+    speak_f1 = 2 * tp / (2 * tp + sum(t != p for t, p in every)) if tp else 0.0
+    assert rep["all"]["speak_f1"] == pytest.approx(speak_f1, abs=1e-12)
+    assert rep["all"]["units"] == sum(f["units"] for f in rep["families"].values()) == len(every) > 0
     import pyarrow.parquet as pq
 
     from model.protocol import TURN_EOS, ProtocolVocab

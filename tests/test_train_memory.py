@@ -1,0 +1,41 @@
+"""The per-GPU memory estimate: printed by `train --estimate-memory` for the 9B config on 8 GPUs,
+split the way FSDP2 shards (and DDP does not), and printed at the start of every run."""
+from __future__ import annotations
+
+from jobs.cli import main as cli
+from model.memory import GIB, estimate_offline
+
+
+def test_estimate_memory_command_for_venus_audio_9b_on_8x80(capsys):
+    assert cli(["train", "--estimate-memory", "--config", "venus-audio-9b", "--gpus", "8", "--gpu-mem-gb", "80"]) == 0
+    out = capsys.readouterr()
+    line = out.out.strip()
+    assert line.startswith("memory estimate per GPU (8.57B params, FSDP over 8): ") and "of 80.0 GiB" in line, line
+    assert "exceeds" not in out.err
+    e = estimate_offline("venus-audio-9b", 8)
+    p = e.params
+    assert 8.5e9 < p < 8.65e9
+    # FSDP over 8: fp32 weights, fp32 grads and Adam m+v (4 + 4 + 8 bytes/param) are split 8 ways;
+    # deferred reduction over 8 micro-batches keeps one unsharded fp32 gradient (4 bytes/param)
+    assert (e.weights, e.grads, e.optimizer, e.grads_accumulation) == (4 * p // 8, 4 * p // 8, 8 * p // 8, 4 * p)
+    # in flight: the bf16 root (embeddings + LM head ~1.3B) and up to three decoder layers (~0.19B each)
+    assert 1.3e9 * 2 < e.weights_in_flight < (1.4e9 + 3 * 0.2e9) * 2
+    assert 4 * GIB < e.activations < 20 * GIB
+    assert f"= {e.total / GIB:.1f} GiB" in line and e.total < 80 * GIB
+
+
+def test_one_gpu_holds_everything_and_says_it_does_not_fit(capsys):
+    e = estimate_offline("venus-audio-9b", 1)
+    assert e.mode == "none" and e.world == 1 and e.weights_in_flight == e.grads_accumulation == 0
+    assert e.weights + e.grads + e.optimizer == 16 * e.params
+    assert cli(["train", "--estimate-memory", "--config", "venus-audio-9b", "--gpus", "1", "--gpu-mem-gb", "80"]) == 0
+    assert "exceeds the GPU's memory" in capsys.readouterr().err
+
+
+def test_estimate_memory_refuses_bad_input(capsys):
+    assert cli(["train", "--estimate-memory", "--config", "no-such-config"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "config not found: no-such-config" in err[0]
+    assert cli(["train", "--estimate-memory", "--config", "tiny", "--gpus", "0"]) == 2
+    assert cli(["train", "--config", "tiny"]) == 2
+    assert "--data is required" in capsys.readouterr().err
