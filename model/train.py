@@ -151,9 +151,11 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
     if mode == PARALLEL_DDP:
         from torch.nn.parallel import DistributedDataParallel
 
-        # DDP broadcasts rank 0's weights here; gradients live in the all-reduce buckets (no second copy)
+        # DDP broadcasts rank 0's weights here; gradients live in the all-reduce buckets (no second copy).
+        # A vision tower leaves parameters without gradient (SigLIP's pooling head; all of it on a
+        # batch without frames), which DDP must be told to look for.
         model = DistributedDataParallel(model, device_ids=[env.device.index] if env.device.type == "cuda" else None,
-                                        gradient_as_bucket_view=True)
+                                        gradient_as_bucket_view=True, find_unused_parameters=model.vision is not None)
     return model, mode
 
 
@@ -480,10 +482,8 @@ def _class_metrics(prefix: str, loss: torch.Tensor, count: torch.Tensor) -> dict
 
 def open_val_split(data: str | Path, spec: RunSpec, image_size: int | None) -> TrainSplit:
     """The export's val split beside the train split `data` points at (TRAIN_DIR or TRAIN_DIR/train)."""
-    train_dir = resolve_split_dir(data)
-    root = train_dir.parent if train_dir.name == "train" or not (Path(data) / "val").is_dir() else Path(data)
     try:
-        return TrainSplit(root, max_seq_len=spec.train.max_seq_len, seed=spec.train.seed, split="val",
+        return TrainSplit(resolve_split_dir(data).parent, max_seq_len=spec.train.max_seq_len, seed=spec.train.seed, split="val",
                           image_size=image_size)
     except DataError as err:
         raise TrainError(f"train.val_every is set but the export has no usable val split ({err}); export with "
