@@ -2,7 +2,8 @@
 
 `trainer` (default): training shards for the bundled trainer (jobs/export.py). `moshi`:
 moshi-finetune's stereo wavs, alignments and index (jobs/export_moshi.py). `lhotse`: a Lhotse Shar
-CutSet and a NeMo manifest (jobs/export_lhotse.py). Each format has its own module.
+CutSet and a NeMo manifest (jobs/export_lhotse.py). `minicpm-o`: the MiniCPM-o protocol SDK's
+O5DuplexTrainingData, checked by the SDK itself (jobs/export_minicpmo.py). Each format has its own module.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 
 from schemas.protocol import CHUNK_EOS
 
-FORMATS = ("trainer", "moshi", "lhotse")
+FORMATS = ("trainer", "moshi", "lhotse", "minicpm-o")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,11 +25,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(DESIGN §3) with a per-token loss mask and 16 kHz user audio; writes TRAIN_DIR/{train,val}, "
                     "the extended tokenizer and a manifest. --format moshi: moshi-finetune's stereo 24 kHz wavs, "
                     "word alignments and jsonl index. --format lhotse: a Lhotse Shar CutSet (two-channel cuts, "
-                    "supervisions with word alignments) and a NeMo manifest. The options from --tokenizer to "
+                    "supervisions with word alignments) and a NeMo manifest. --format minicpm-o: one MiniCPM-o "
+                    "O5DuplexTrainingData case per row, validated, arranged and tokenized by minicpm-o5-sdk. The options from --tokenizer to "
                     "--no-chunk-eos-loss and --workers are the trainer format's.")
     p.add_argument("dir", help="generator output folder (manifest.json + shards)")
     p.add_argument("--format", choices=FORMATS, default="trainer",
-                   help="trainer (default): our training shards; moshi: moshi-finetune; lhotse: Lhotse Shar + NeMo")
+                   help="trainer (default): our training shards; moshi: moshi-finetune; lhotse: Lhotse Shar + NeMo; "
+                        "minicpm-o: MiniCPM-o protocol SDK training data")
     p.add_argument("--tokenizer", default="minicpm-o45",
                    help="tokenizer.json (or its folder), or 'minicpm-o45' for the MiniCPM-o 4.5 tokenizer "
                         "bundled in minicpm-o5-sdk (default)")
@@ -84,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_consumer(args: argparse.Namespace) -> int:
-    """--format moshi|lhotse: convert row by row; a row that cannot be converted is a failure record."""
+    """--format moshi|lhotse|minicpm-o: convert row by row; a row that cannot be converted is a failure record."""
     from jobs.cli import one_line
     from jobs.export import ExportError
     from jobs.export_common import FAILED_NAME, export_format
@@ -95,6 +98,15 @@ def run_consumer(args: argparse.Namespace) -> int:
     if args.format == "moshi":
         from jobs.export_moshi import FORMAT, MoshiWriter
         fmt, make_writer = FORMAT, MoshiWriter
+    elif args.format == "minicpm-o":
+        import importlib.util
+
+        if importlib.util.find_spec("minicpm_o5_sdk") is None:
+            print("error: export refused: --format minicpm-o needs the minicpm-o5-sdk package: "
+                  "pip install 'duplexsynth[train]' (or scripts/setup.sh)", file=sys.stderr)
+            return 2
+        from jobs.export_minicpmo import FORMAT, MiniCPMOWriter
+        fmt, make_writer = FORMAT, MiniCPMOWriter
     else:
         import importlib.util
 
