@@ -22,6 +22,7 @@ from pipeline import mixer
 from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, InterruptionAttrs, OverlayAttrs,
                            PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs, VisualAttrs)
 from schemas.scene import Scene, VisualChange
+from schemas.decode_budget import delegate_fits
 from schemas.language import Language, language
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
@@ -452,6 +453,9 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     start = window_start(_earliest_window(st, turn), c.U) + c.s(turn.lead_s)
     if f.last_asst_end is not None:
         start = max(start, f.last_asst_end + c.s(ASSISTANT_MIN_GAP_S))
+    delegate_unit = window_of(start, c.U) - 1      # the unit that issues the turn's request (if any)
+    if turn.delegate is not None and not delegate_fits(turn.delegate.request, c.sec(c.U), speaking=True):
+        delegate_unit, start = _listen_to_delegate(st, delegate_unit, start)
     if turn.trigger == Trigger.USER and f.last_user_end is not None:
         st.log.gaps.append(c.sec(start - f.last_user_end))
     out_unit = window_of(start, c.U) - 1            # the unit whose output starts this turn
@@ -483,7 +487,7 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     f.last_asst_end = end
 
     if turn.delegate is not None:
-        _place_delegate(st, turn, turn.delegate, issued, out_unit)
+        _place_delegate(st, turn, turn.delegate, window_start(delegate_unit + 1, c.U), delegate_unit)
     if turn.timer is not None:
         fire = issued + c.s(turn.timer.seconds)
         st.event(turn.timer.timer_id, EventKind.TIMER, Role.HARNESS, fire, fire, turn.timer.label,
@@ -495,6 +499,20 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
         task.relay_turn, task.relay_s = turn.id, c.sec(start)
     for ov in turn.overlays:
         _place_overlay(st, turn, ov, syn, start, end)
+
+
+def _listen_to_delegate(st: _State, unit: int, start: int) -> tuple[int, int]:
+    """(delegate unit, turn start) for a request too long to write in a unit that also speaks.
+
+    Writing a unit's speech leaves too little of it to decode a long request
+    (schemas/decode_budget.py), so the request is issued in a unit that listens, the first one
+    from `unit` on whose output window is silent, and the turn starts in the unit after it, at the
+    same offset into its window.
+    """
+    c = st.clock
+    if st.floor.last_asst_end is not None:
+        unit = max(unit, -(-st.floor.last_asst_end // c.U) - 1)
+    return unit, window_start(unit + 2, c.U) + (start - window_start(window_of(start, c.U), c.U))
 
 
 def _find_cut(st: _State, turn: ScriptTurn, it: Interruption, syn: Any, start: int) -> _Cut:

@@ -32,6 +32,7 @@ from pipeline.rooms import quantise_like_flac
 from pipeline.scene import realised_snrs
 from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
+from schemas.decode_budget import DECODE_MS_PER_STEP, decode_steps_available, delegate_decode_steps, delegate_fits
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
 from schemas.scene import VisualChange
@@ -553,13 +554,30 @@ def delegate_request(v: RowView) -> Iterator[str]:
         a = v.attrs[e.id]
         per_turn[a.turn] = per_turn.get(a.turn, 0) + 1
         turn = v.turn(a.turn)
-        if turn is None or a.unit != v.W(turn.start_s) - 1:
-            yield f"{e.id}: not issued at the unit that starts its turn"
+        # a request too long to write while speaking is issued in the listening unit before (compose)
+        early = turn is not None and not delegate_fits(e.text, float(v.row.unit_s), speaking=True)
+        if turn is None or a.unit != v.W(turn.start_s) - (2 if early else 1):
+            yield f"{e.id}: not issued at the unit that starts its turn (a long request: the unit before it)"
         if has_protocol_leak(e.text) or not e.text.strip():
             yield f"{e.id}: request is empty or not plain language"
     for turn_id, count in per_turn.items():
         if count > 1:
             yield f"{turn_id} issues {count} delegate requests (max 1)"
+
+
+def delegate_decode_budget(v: RowView) -> Iterator[str]:
+    """A request issued in a unit that speaks can be written in the time the unit's speech leaves.
+
+    At DECODE_MS_PER_STEP per step after prefill and TTS (schemas/decode_budget.py), with the
+    request's tokens over-counted so that a request within the budget is within the MiniCPM-o SDK's.
+    A listening unit leaves more (no TTS); what fits there depends on the target tokenizer, and
+    the minicpm-o export checks it with the SDK and its tokenizer.
+    """
+    unit_s = float(v.row.unit_s)
+    for x in v.row.units:
+        if x.delegate and x.decision == Decision.SPEAK and not delegate_fits(x.delegate, unit_s, speaking=True):
+            yield (f"unit {x.index}: delegate request needs up to {delegate_decode_steps(x.delegate)} decode steps; a "
+                   f"unit that speaks leaves {decode_steps_available(unit_s, speaking=True)} at {DECODE_MS_PER_STEP:g} ms")
 
 
 def backend_plain(v: RowView) -> Iterator[str]:
@@ -755,6 +773,7 @@ RULES: tuple[Rule, ...] = (
     Rule("rule8_word_timings_true", rule8_word_timings_true, "§2 rule 8"),
     Rule("text_lint", text_lint, "§6 no template artefact in what is said or read"),
     Rule("delegate_request", delegate_request, "§1 one plain private request per turn, <= 4,000 chars"),
+    Rule("delegate_decode_budget", delegate_decode_budget, "a delegate request fits the decode time its unit leaves"),
     Rule("backend_plain", backend_plain, "§1 results carry no protocol token or markdown"),
     Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),
     Rule("no_clipping", no_clipping, "no sample at full scale"),
