@@ -26,7 +26,7 @@ DECODE_TTS_S = 0.3
 # the longest (unit_convert); this is that maximum.
 DELEGATE_FRAME_STEPS = 19
 # letters of a Latin word that one token is assumed to cover at most (see request_token_bound)
-_LETTERS_PER_TOKEN = 6
+_LETTERS_PER_TOKEN = 5
 
 
 def decode_steps_available(unit_s: float, speaking: bool) -> int:

@@ -223,6 +223,21 @@ def m_delegate_request(g):
     return row, {"delegate_request"}
 
 
+def m_delegate_decode_budget(g):
+    """The request written in the unit that starts its (speaking) turn, as before the decode budget:
+    too long to decode there, and so also not where delegate_request wants a long request."""
+    row = g.situation("delegation")
+    d = find_event(row, "delegate")
+    k = attrs(d)["unit"]
+    assert row.units[k].decision == "listen" and row.units[k + 1].decision == "speak"
+    set_attrs(row, d.id, unit=k + 1)
+    row.units[k + 1].delegate, row.units[k + 1].task_id = row.units[k].delegate, row.units[k].task_id
+    row.units[k + 1].labels = sorted({*row.units[k + 1].labels, "delegate"})
+    row.units[k].delegate = row.units[k].task_id = None
+    row.units[k].labels = [x for x in row.units[k].labels if x != "delegate"]
+    return row, {"delegate_decode_budget", "delegate_request"}
+
+
 def m_backend_plain(g):
     row = g.situation("delegation")
     b, _ = find_relay(row)
@@ -297,6 +312,7 @@ MUTATIONS: dict[str, Callable] = {
     "rule7_question_ends_turn": m_rule7_question,
     "rule8_word_timings_true": m_rule8,
     "delegate_request": m_delegate_request,
+    "delegate_decode_budget": m_delegate_decode_budget,
     "backend_plain": m_backend_plain,
     "task_outcome": m_task_outcome,
     "no_clipping": m_no_clipping,
