@@ -39,9 +39,17 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, safe_name, session_audio, words_by_event
+from jobs.export_common import (
+    ASSISTANT_CHANNEL,
+    USER_CHANNEL,
+    RowFailed,
+    safe_name,
+    session_audio,
+    words_by_event,
+)
 from jobs.export_moshi import resample
 from model.protocol import render_input_event
+from schemas.attrs import parse_attrs
 from schemas.config import DEFAULT_TOOLS
 from schemas.decode_budget import DECODE_MS_PER_STEP, DECODE_PREFILL_S, DECODE_TTS_S
 from schemas.language import language
@@ -172,7 +180,10 @@ class MiniCPMOWriter:
         duration_s = len(channels[USER_CHANNEL]) / SAMPLE_RATE
         lang = language(row["language"])
         events = {e["id"]: e for e in row["events"]}
-        attrs = {e["id"]: json.loads(e["attrs"] or "{}") for e in row["events"]}
+        try:
+            attrs = {e["id"]: parse_attrs(e["kind"], e["attrs"]) for e in row["events"]}
+        except ValueError as err:
+            raise RowFailed(f"events: attrs do not parse ({' '.join(str(err).split())})") from None
         words = words_by_event(row, duration_s)
         user_words = sorted((w for ws in words.values() for w in ws if w["role"] == Role.USER),
                             key=lambda w: (w["start_s"], w["end_s"]))
@@ -214,11 +225,11 @@ class MiniCPMOWriter:
     def _spoken(self, assistant: np.ndarray, unit_s: float, events: dict[str, Any],
                 words: dict[str, list[dict[str, Any]]], media: Path, sep: str) -> list[dict[str, Any]]:
         """One segment per run of voiced assistant turns whose output units touch or overlap."""
-        u = int(round(unit_s * SAMPLE_RATE))
+        u = round(unit_s * SAMPLE_RATE)
         runs: list[dict[str, Any]] = []
         for ev in sorted((e for e in events.values() if e["kind"] == EventKind.ASSISTANT_TURN and words.get(e["id"])),
                          key=lambda e: e["start_s"]):
-            start, end = int(round(ev["start_s"] * SAMPLE_RATE)), int(round(ev["end_s"] * SAMPLE_RATE))
+            start, end = round(ev["start_s"] * SAMPLE_RATE), round(ev["end_s"] * SAMPLE_RATE)
             first_unit, last_unit = start // u - 1, (max(end, start + 1) - 1) // u - 1
             if runs and first_unit <= runs[-1]["last_unit"]:
                 run = runs[-1]
@@ -241,7 +252,7 @@ class MiniCPMOWriter:
     @staticmethod
     def _calls(row: dict[str, Any], events: dict[str, Any], attrs: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, int]]:
         """Each unit's delegate request as a tool call at that unit; {task id: segment index}."""
-        tools = {attrs[i]["task_id"]: attrs[i]["tool"] for i, e in events.items() if e["kind"] == EventKind.DELEGATE}
+        tools = {attrs[i].task_id: attrs[i].tool for i, e in events.items() if e["kind"] == EventKind.DELEGATE}
         calls: list[dict[str, Any]] = []
         index: dict[str, int] = {}
         for unit in row["units"]:
@@ -261,7 +272,7 @@ class MiniCPMOWriter:
     def _inputs(row: dict[str, Any], events: dict[str, Any], attrs: dict[str, Any], call_index: dict[str, int],
                 unit_s: float) -> tuple[list[dict[str, Any]], list[float | None]]:
         """Backend results as tool responses of their calls; timers and visual events as standalone events."""
-        ready = {attrs[i]["task_id"]: float(attrs[i]["ready_s"]) for i, e in events.items() if e["kind"] == EventKind.BACKEND}
+        ready = {attrs[i].task_id: float(attrs[i].ready_s) for i, e in events.items() if e["kind"] == EventKind.BACKEND}
         out: list[dict[str, Any]] = []
         ready_at: list[float | None] = []
         for unit in row["units"]:

@@ -21,16 +21,28 @@ import soundfile as sf
 
 from jobs.cli import main as cli
 from schemas.config import DEFAULT_TOOLS, RunConfig
-from schemas.decode_budget import (DECODE_MS_PER_STEP, DECODE_PREFILL_S, DECODE_TTS_S, DELEGATE_FRAME_STEPS,
-                                   decode_steps_available, delegate_decode_steps, request_token_bound)
+from schemas.decode_budget import (
+    DECODE_MS_PER_STEP,
+    DECODE_PREFILL_S,
+    DECODE_TTS_S,
+    DELEGATE_FRAME_STEPS,
+    decode_steps_available,
+    delegate_decode_steps,
+    request_token_bound,
+)
 from schemas.language import language
 from schemas.protocol import SPEAK
 from schemas.trajectory import TrajectoryRow
 from tests.export_source import BROKEN_ID, consumer_rows
 from tests.generated import FIXTURE_CONFIG, attrs, find_event, write_dataset
 
-sdk = pytest.importorskip("minicpm_o5_sdk")
-from minicpm_o5_sdk import O5DuplexTrainingData, O5TokenizerID, O5UnitPolicy, load_builtin_tokenizer  # noqa: E402
+pytest.importorskip("minicpm_o5_sdk")
+from minicpm_o5_sdk import (
+    O5DuplexTrainingData,
+    O5TokenizerID,
+    O5UnitPolicy,
+    load_builtin_tokenizer,
+)
 
 REFUSED_ID = "x-en-delegation-in-speaking-unit"
 
@@ -196,9 +208,13 @@ def test_a_row_the_sdk_refuses_is_a_failed_record_with_its_reason(exported, sour
 def test_the_decode_budget_is_the_sdks_default_profile_and_over_counts_its_tokenizer(sdk_tokenizer):
     """Our constants are the SDK's defaults; the tool-call framing and the token bound hold for real
     requests the planners draw (en + zh, every delegation family), with the SDK's serializer."""
-    from generators.registry import DELEGATION_FAMILIES, plan_trajectory
-    from minicpm_o5_sdk.tool_serializer import DEFAULT_TOOL_SERIALIZER_NAME, get_o5_tool_serializer
+    from minicpm_o5_sdk.tool_serializer import (
+        DEFAULT_TOOL_SERIALIZER_NAME,
+        get_o5_tool_serializer,
+    )
     from minicpm_o5_sdk.tool_serializer.schema import OpenAIToolCall
+
+    from generators.registry import DELEGATION_FAMILIES, plan_trajectory
 
     serializer = get_o5_tool_serializer(DEFAULT_TOOL_SERIALIZER_NAME)
 
