@@ -21,9 +21,9 @@ from pipeline import acoustics as ac
 from pipeline import mixer
 from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, InterruptionAttrs, OverlayAttrs,
                            PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs, VisualAttrs)
-from schemas.scene import Scene, VisualChange
 from schemas.decode_budget import delegate_fits
 from schemas.language import Language, language
+from schemas.scene import Scene, VisualChange
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
