@@ -372,6 +372,17 @@ def _weight(text: str) -> int:
     return sum(3 if "\u3400" <= c <= "\u9fff" else 1 for c in text if c.isalnum())
 
 
+def _inside_word(text: str, p: int) -> bool:
+    """Whether offset ``p`` falls inside a word of a spaced script, where no spoken word can start:
+    an engine event there misreports its position (espeak puts "row" of "in a row" on the "n" of
+    "in"), so its run is taken as part of the run before it (Han text has no spaces: any character
+    may start a word, so it is never "inside")."""
+    def spaced(c: str) -> bool:
+        return c.isalnum() and not "\u3400" <= c <= "\u9fff"
+
+    return 0 < p < len(text) and spaced(text[p - 1]) and spaced(text[p])
+
+
 def word_timings(form: SpokenForm, onsets: Sequence[tuple[int, int]], loud: np.ndarray, n: int, sr: int,
                  boundaries: Sequence[int] | None = None) -> tuple[WordTiming, ...]:
     """One WordTiming per written token of ``form`` from an engine's events.
@@ -381,7 +392,8 @@ def word_timings(form: SpokenForm, onsets: Sequence[tuple[int, int]], loud: np.n
     ``loud``: sorted indices of the samples above the engine's silence threshold in its ``n``-sample
     output; ``boundaries``: samples where its phonemes start, if it reports them.
 
-    Each run of onsets at one offset covers the spoken text from that offset to the next run's. A
+    Each run of onsets at one offset covers the spoken text from that offset to the next run's (an
+    offset inside a word, which an engine can only have misreported, starts no run). A
     token starts at the first onset of the run its spoken part begins at; a token that begins
     inside a run (the engine said "in the" as one word, "六个人" as 六 + 人, "8:30" as "eight"
     "thirty") gets a start inside that run's stretch in proportion to the letters said before it,
@@ -389,13 +401,13 @@ def word_timings(form: SpokenForm, onsets: Sequence[tuple[int, int]], loud: np.n
     on speech). A token ends at the last loud sample before the next token's start, so a pause is
     no word's; a token that says nothing gets zero length where the previous one ended.
     """
+    text = form.text
     runs: list[tuple[int, int]] = []          # (offset, first sample), offsets increasing
     for p, t in onsets:
         t = min(max(int(t), 0), n)
-        if not runs or p > runs[-1][0]:
+        if (not runs or p > runs[-1][0]) and not (runs and _inside_word(text, p)):
             runs.append((p, t))
     bounds = np.asarray(sorted(boundaries) if boundaries is not None else [], dtype=np.int64)
-    text = form.text
 
     def last_loud_before(limit: int, floor: int) -> int:
         hi = int(np.searchsorted(loud, limit)) - 1
