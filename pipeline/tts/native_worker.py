@@ -22,15 +22,29 @@ starts and where the last phoneme of its last word ends (-1, -1 for a token that
 from the Segment relation's ``end`` times; ``phones``: where each non-pause phoneme starts.
 
 RHVoice's ``tokens`` are ``[char offset, char length, start, end]`` from its word start/end
-callbacks, where start/end are the samples delivered before the callback fired. RHVoice hands
-audio over in blocks of ``block`` samples (100 ms) and fires a word's event before the block its
-label time falls in, so the word starts in ``[start, start + block)``: the client refines it.
+callbacks, with start/end the exact samples where the token's first phoneme starts and its last one
+ends; ``phones``: where each non-pause phoneme starts. Why that takes more than the callbacks (read
+in RHVoice 1.8 src/core/hts_engine_call.cpp): an event's time is a phoneme label's start, exact in
+samples, and fires at that sample in the chain's notifier, but the chain's sink hands audio to
+``play_speech`` in blocks of the client's ``get_audio_buffer_size()``, which the C API fixes at
+100 ms; so at a callback only "somewhere in the next 100 ms" is known. The labels themselves, with
+their sample times, are what the HTS engine writes to ``$RHVOICE_DEBUG_HTS_FILE.lab`` after each
+sentence (std_hts_engine_impl::output_debug_info). So the engine runs at ``quality=max`` (the HTS
+engine that writes them, not the streaming MAGE one) with ``min_sonic_rate`` above every rate (a
+rate stretches the HTS frame period, no sonic time-stretch after the labels), from a config folder
+of its own; the sentence_starts callback points the variable at a file per sentence; and each word
+event is matched to the word-initial label (HTS fields p6 = 1, b4 = 1) inside the 100 ms its
+delivered count names. ``block`` is 0: the times are exact.
 """
 from __future__ import annotations
 
 import ctypes
 import json
+import os
+import re
+import shutil
 import sys
+import tempfile
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -128,7 +142,7 @@ _POS_CB = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint, ctypes.c_uint, ctypes.c_
 
 class _RHCallbacks(ctypes.Structure):
     _fields_ = [("set_sample_rate", _SR_CB), ("play_speech", _SPEECH_CB), ("process_mark", ctypes.c_void_p),
-                ("word_starts", _POS_CB), ("word_ends", _POS_CB), ("sentence_starts", ctypes.c_void_p),
+                ("word_starts", _POS_CB), ("word_ends", _POS_CB), ("sentence_starts", _POS_CB),
                 ("sentence_ends", ctypes.c_void_p), ("play_audio", ctypes.c_void_p), ("done", ctypes.c_void_p)]
 
 
@@ -145,8 +159,30 @@ class _RHParams(ctypes.Structure):
                 ("punctuation_list", ctypes.c_char_p), ("capitals_mode", ctypes.c_int), ("flags", ctypes.c_int)]
 
 
+#: RHVoice's settings here (our own config folder, so a host's /etc/RHVoice cannot change the output)
+_RH_CONFIG = "quality=max\nmin_sonic_rate=6\n"
+_RH_DUMP = "RHVOICE_DEBUG_HTS_FILE"
+#: an HTS full-context label: p1^p2-p3+p4=p5@p6_p7/A:.../B:b1-b2-b3@b4-b5&...
+_HTS_LABEL = re.compile(r"^[^^]*\^[^-]*-(?P<phone>[^+]*)\+[^=]*=[^@]*@(?P<p6>\w+)_(?P<p7>\w+)/A:[^/]*/B:[^@]*@(?P<b4>\w+)-(?P<b5>\w+)")
+
+
+class _Label:
+    """One phoneme label of a sentence: [start, end) in samples from the sentence's first sample."""
+
+    def __init__(self, line: str, rate: int) -> None:
+        a, b, name = line.split(maxsplit=2)
+        self.start, self.end = round(int(a) * rate / 1e7), round(int(b) * rate / 1e7)
+        m = _HTS_LABEL.match(name)
+        if m is None:
+            raise RuntimeError(f"RHVoice wrote a label this worker cannot read: {name[:60]!r}")
+        self.phone = m["phone"]
+        self.pause = self.phone == "pau"
+        self.word_initial = not self.pause and m["p6"] == "1" and m["b4"] == "1"
+        self.word_final = not self.pause and m["p7"] == "1" and m["b5"] == "1"
+
+
 class _RHVoice:
-    """One RHVoice engine for this process; callbacks collect audio and word events per request."""
+    """One RHVoice engine for this process; callbacks collect audio, sentence starts and word events."""
 
     def __init__(self) -> None:
         self.lib = ctypes.CDLL("libRHVoice.so.5")
@@ -158,17 +194,26 @@ class _RHVoice:
         self.lib.RHVoice_new_message.restype = vp
         self.lib.RHVoice_speak.argtypes, self.lib.RHVoice_speak.restype = [vp], ctypes.c_int
         self.lib.RHVoice_delete_message.argtypes, self.lib.RHVoice_delete_message.restype = [vp], None
+        self.dir = tempfile.mkdtemp(prefix="duplexsynth-rhvoice-")
+        with open(os.path.join(self.dir, "RHVoice.conf"), "w", encoding="utf-8") as f:
+            f.write(_RH_CONFIG)
         self.rate = 0
         self.chunks: list[np.ndarray] = []
         self.n = 0
-        self.events: list[tuple[str, int, int, int]] = []
-        self._keep = (_SR_CB(self._on_rate), _SPEECH_CB(self._on_speech), _POS_CB(self._on_start), _POS_CB(self._on_end))
+        self.sentences: list[int] = []                    # the sample each sentence starts at
+        self.events: list[tuple[str, int, int, int, int]] = []   # (kind, byte pos, byte length, delivered, sentence)
+        self.labels: list[list[_Label]] = []              # the last request's labels, per sentence
+        self._keep = (_SR_CB(self._on_rate), _SPEECH_CB(self._on_speech), _POS_CB(self._on_start),
+                      _POS_CB(self._on_end), _POS_CB(self._on_sentence))
         cbs = _RHCallbacks(set_sample_rate=self._keep[0], play_speech=self._keep[1], word_starts=self._keep[2],
-                           word_ends=self._keep[3])
-        self._init = _RHInit(data_path=b"/usr/share/RHVoice", config_path=b"/etc/RHVoice", callbacks=cbs, options=0)
+                           word_ends=self._keep[3], sentence_starts=self._keep[4])
+        self._init = _RHInit(data_path=b"/usr/share/RHVoice", config_path=self.dir.encode(), callbacks=cbs, options=0)
         self.engine = self.lib.RHVoice_new_tts_engine(ctypes.byref(self._init))
         if not self.engine:
             raise RuntimeError("RHVoice_new_tts_engine failed (is rhvoice-english installed?)")
+
+    def close(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
 
     def _on_rate(self, rate: int, _: Any) -> int:
         self.rate = int(rate)
@@ -179,13 +224,36 @@ class _RHVoice:
         self.n += int(count)
         return 1
 
+    def _on_sentence(self, _pos: int, _length: int, _: Any) -> int:
+        # fires as the sentence's first samples pass, before its labels are written at its end
+        os.environ[_RH_DUMP] = self._dump(len(self.sentences))
+        self.sentences.append(self.n)
+        return 1
+
     def _on_start(self, pos: int, length: int, _: Any) -> int:
-        self.events.append(("start", int(pos), int(length), self.n))
+        self.events.append(("start", int(pos), int(length), self.n, len(self.sentences) - 1))
         return 1
 
     def _on_end(self, pos: int, length: int, _: Any) -> int:
-        self.events.append(("end", int(pos), int(length), self.n))
+        self.events.append(("end", int(pos), int(length), self.n, len(self.sentences) - 1))
         return 1
+
+    def _clear_dumps(self) -> None:
+        """Remove the label (and parameter) files the last request left."""
+        for name in os.listdir(self.dir):
+            if name.startswith("sentence-"):
+                os.remove(os.path.join(self.dir, name))
+
+    def _dump(self, k: int) -> str:
+        return os.path.join(self.dir, f"sentence-{k}")
+
+    def _labels(self, k: int) -> list[_Label]:
+        path = self._dump(k) + ".lab"
+        try:
+            with open(path, encoding="utf-8") as f:
+                return [_Label(line, self.rate) for line in f if line.strip()]
+        except FileNotFoundError:
+            raise RuntimeError(f"RHVoice wrote no labels for sentence {k} (is this librhvoice 1.8?)") from None
 
     def speak(self, req: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray]:
         text = str(req["text"])
@@ -193,7 +261,8 @@ class _RHVoice:
         params = _RHParams(voice_profile=str(req["voice"]).encode(), absolute_rate=float(req.get("rate", 0.0)),
                            absolute_pitch=float(req.get("pitch", 0.0)), absolute_volume=0.0, relative_rate=1.0,
                            relative_pitch=1.0, relative_volume=1.0)
-        self.chunks, self.n, self.events = [], 0, []
+        self.chunks, self.n, self.sentences, self.events = [], 0, [], []
+        self._clear_dumps()
         msg = self.lib.RHVoice_new_message(self.engine, data, len(data), 0, ctypes.byref(params), None)
         if not msg:
             raise ValueError(f"RHVoice refused the message (voice {req['voice']!r})")
@@ -202,6 +271,13 @@ class _RHVoice:
                 raise RuntimeError("RHVoice_speak failed")
         finally:
             self.lib.RHVoice_delete_message(msg)
+        audio = np.concatenate(self.chunks) if self.chunks else np.zeros(0, np.float32)
+        self.labels = labels = [self._labels(k) for k in range(len(self.sentences))]
+        self._clear_dumps()
+        for k, (at, labs) in enumerate(zip(self.sentences, labels)):
+            end = self.sentences[k + 1] if k + 1 < len(self.sentences) else len(audio)
+            if labs and at + labs[-1].end != end:
+                raise RuntimeError(f"RHVoice's labels of sentence {k} end at {at + labs[-1].end}, its audio at {end}")
         # byte offsets (RHVoice counts UTF-8 bytes) -> character offsets
         chars = [0] * (len(data) + 1)
         k = 0
@@ -210,39 +286,82 @@ class _RHVoice:
                 chars[k] = i
                 k += 1
         chars[len(data)] = len(text)
-        starts: dict[int, list[int]] = {}
-        for kind, pos, length, at in self.events:
-            entry = starts.setdefault(pos, [chars[min(pos, len(data))], len(data[pos:pos + length].decode("utf-8", "replace")), -1, -1])
-            entry[2 if kind == "start" else 3] = at
-        audio = np.concatenate(self.chunks) if self.chunks else np.zeros(0, np.float32)
+        tokens = _exact_tokens(self.events, self.sentences, labels, self.rate // 10, text, data, chars)
+        phones = [at + lab.start for at, labs in zip(self.sentences, labels) for lab in labs if not lab.pause]
         version = (self.lib.RHVoice_get_version() or b"?").decode()
-        head = {"sample_rate": self.rate, "tokens": [starts[p] for p in sorted(starts)], "phones": [],
-                "block": self.rate // 10, "version": f"RHVoice {version}"}
+        head = {"sample_rate": self.rate, "tokens": tokens, "phones": phones, "block": 0, "version": f"RHVoice {version}"}
         return head, audio
+
+
+def _exact_tokens(events: list[tuple[str, int, int, int, int]], sentences: list[int], labels: list[list[_Label]],
+                  block: int, text: str, data: bytes, chars: list[int]) -> list[list[int]]:
+    """``[char offset, char length, start, end]`` per RHVoice token, start/end on its phoneme labels.
+
+    A word event fires when the notifier passes its label's start, which lies in ``(delivered -
+    frame, delivered + block)`` (``frame``: the notifier's 5 ms input; ``block``: the sink's 100 ms).
+    Its token starts at the first word-initial label there after the previous token's (tokens in
+    order); a token with nothing to say (no letter or digit: RHVoice gives it no phonemes) gets none.
+    It ends at the last word-final label end in its end event's window, not after the next start;
+    -1 where no label fits (left to the client's audio)."""
+    frame = block // 20
+    out: dict[int, list[int]] = {}
+    used = [-1] * len(labels)          # per sentence: index of the last word-initial label taken
+
+    def window(delivered: int, k: int) -> tuple[int, int]:
+        return delivered - sentences[k] - frame, delivered - sentences[k] + block
+
+    for kind, pos, length, delivered, k in events:
+        said = data[pos:pos + length].decode("utf-8", "replace")
+        entry = out.setdefault(pos, [chars[min(pos, len(data))], len(said), -1, -1, k, delivered])
+        if kind != "start" or k < 0 or not any(c.isalnum() for c in said):
+            if kind == "end":
+                entry[5] = delivered
+            continue
+        lo, hi = window(delivered, k)
+        for i in range(used[k] + 1, len(labels[k])):
+            lab = labels[k][i]
+            if lab.start >= hi:
+                break
+            if lab.word_initial and lab.start > lo:
+                entry[2] = sentences[k] + lab.start
+                used[k] = i
+                break
+    rows = [out[p] for p in sorted(out)]
+    for j, (_, _, start, _, k, delivered) in enumerate(rows):
+        if start < 0:
+            continue
+        nxt = next((r[2] for r in rows[j + 1:] if r[2] >= 0), None)
+        lo, hi = window(delivered, k)
+        ends = [sentences[k] + lab.end for lab in labels[k] if lab.word_final and lo < lab.end < hi + frame
+                and sentences[k] + lab.end > start and (nxt is None or sentences[k] + lab.end <= nxt)]
+        rows[j][3] = max(ends, default=-1)
+    return [r[:4] for r in rows]
 
 
 def serve(inp: BinaryIO, out: BinaryIO) -> None:
     """Answer requests until stdin closes; each engine is loaded on first use, for the process's life."""
     engines: dict[str, Any] = {}
-    for line in inp:
-        if not line.strip():
-            continue
-        try:
-            req = json.loads(line)
-            kind = str(req.get("engine", "flite"))
-            if kind not in engines:
-                engines[kind] = {"flite": _Flite, "rhvoice": _RHVoice}[kind]()
-            head, audio = engines[kind].speak(req)
-            out.write(json.dumps({"ok": True, "n": int(len(audio)), **head}).encode() + b"\n")
-            out.write(np.ascontiguousarray(audio, dtype="<f4").tobytes())
-        except Exception as err:   # noqa: BLE001 - reported to the caller, who raises it
-            out.write(json.dumps({"ok": False, "error": f"{type(err).__name__}: {err}"}).encode() + b"\n")
-        out.flush()
+    try:
+        for line in inp:
+            if not line.strip():
+                continue
+            try:
+                req = json.loads(line)
+                kind = str(req.get("engine", "flite"))
+                if kind not in engines:
+                    engines[kind] = {"flite": _Flite, "rhvoice": _RHVoice}[kind]()
+                head, audio = engines[kind].speak(req)
+                out.write(json.dumps({"ok": True, "n": int(len(audio)), **head}).encode() + b"\n")
+                out.write(np.ascontiguousarray(audio, dtype="<f4").tobytes())
+            except Exception as err:   # noqa: BLE001 - reported to the caller, who raises it
+                out.write(json.dumps({"ok": False, "error": f"{type(err).__name__}: {err}"}).encode() + b"\n")
+            out.flush()
+    finally:
+        for engine in engines.values():
+            getattr(engine, "close", lambda: None)()
 
 
 def main() -> None:
-    import os
-
     # The protocol owns the real stdout; anything flite prints goes to stderr instead.
     proto = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

@@ -9,15 +9,13 @@ It runs in ``native_worker.py`` (its C engine and callbacks, isolated), not for 
 Voices are named ``rhvoice:<voice>``. ``rate`` (wpm, 170 = the voice's pace) and ``pitch`` (50 =
 the voice's own) map onto RHVoice's absolute rate and pitch in -1..1.
 
-Word timings, and how exact they are: RHVoice reports word start/end through its C API's
-callbacks, but it hands audio to the caller in 100 ms blocks and fires an event before the block
-its word starts in, so an event only says "this word starts in the next 100 ms block". Inside that
-block the start is taken from the audio where it can be read off it: a word whose block opens in
-silence (after a pause) starts at the first loud 5 ms frame in the block; a word inside running
-speech starts at the block's middle (an estimate within +-50 ms, recorded as such in
-``identity()["word_timing"]``). Ends: the last loud sample before the next word's start and before
-the end of the block its end event names. The text is the spoken form (pipeline/tts/spoken.py)
-and ``spoken.word_timings`` maps the onsets back to the written tokens, as for every engine.
+Word timings are the engine's own: every token starts on the sample where RHVoice's HTS engine
+starts its first phoneme and ends where its last one ends (native_worker.py says how they are read:
+RHVoice's word callbacks alone only name the 100 ms audio block a word starts in). The engine runs
+at RHVoice's ``quality=max`` (its HTS engine, the one that reports its labels) and a rate other
+than the voice's own stretches HTS frames rather than running sonic over the audio. The text is the
+spoken form (pipeline/tts/spoken.py) and ``spoken.word_timings`` maps the onsets back to the
+written tokens, as for every engine.
 
 Determinism: RHVoice's HTS synthesis draws nothing at random; the same request gives the same
 bytes in any process and call order (tests/test_tts_rhvoice.py checks it).
@@ -28,8 +26,6 @@ import ctypes.util
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from schemas.language import ENGLISH
 from schemas.script import VoiceSpec
 
@@ -37,14 +33,13 @@ from .base import SILENCE_DBFS, Synthesis, deb_version, dist_version, end_at_pho
 from .spoken import spoken_form, word_timings
 from .worker import NATIVE_WORKER, NativeEngineBackend
 
-__all__ = ["RHVOICE_VOICES", "RHVoiceBackend", "RHVoiceUnavailable", "rhvoice_available"]
+__all__ = ["RHVOICE_VOICES", "RHVoiceBackend", "RHVoiceUnavailable", "rhvoice_available", "rhvoice_request"]
 
 WORKER = NATIVE_WORKER
-PROTOCOL = 1
+PROTOCOL = 2   # 2: exact starts from the HTS labels (quality=max, no sonic); 1: 100 ms blocks
 RHVOICE_VOICES = ("alan", "bdl", "clb", "slt")   # LGPL-2.1+ voices of rhvoice-english
 VOICE_DIR = Path("/usr/share/RHVoice/voices")
 _BASE_RATE = 170.0
-_FRAME_S = 0.005
 
 
 class RHVoiceUnavailable(RuntimeError):
@@ -54,6 +49,14 @@ class RHVoiceUnavailable(RuntimeError):
 def rhvoice_available() -> bool:
     """Whether RHVoice's C library and its English voices are installed."""
     return ctypes.util.find_library("RHVoice") is not None and all((VOICE_DIR / v).is_dir() for v in RHVOICE_VOICES)
+
+
+def rhvoice_request(text: str, name: str, voice: VoiceSpec) -> dict[str, Any]:
+    """The worker request that says ``text`` (already in spoken form) with RHVoice voice ``name`` at
+    ``voice``'s rate and pitch."""
+    return {"engine": "rhvoice", "voice": name, "text": text,
+            "rate": round(min(1.0, max(-1.0, voice.rate / _BASE_RATE - 1.0)), 6),
+            "pitch": round(min(1.0, max(-1.0, (voice.pitch - 50) / 50)), 6)}
 
 
 class RHVoiceBackend(NativeEngineBackend):
@@ -69,30 +72,19 @@ class RHVoiceBackend(NativeEngineBackend):
         """Speak ``text`` with the RHVoice voice ``voice.name``; see the module docstring for the contract."""
         name = self.voice_of(text, voice)
         form = spoken_form(text, ENGLISH.code)
-        request = {"engine": "rhvoice", "voice": name, "text": form.text,
-                   "rate": round(min(1.0, max(-1.0, voice.rate / _BASE_RATE - 1.0)), 6),
-                   "pitch": round(min(1.0, max(-1.0, (voice.pitch - 50) / 50)), 6)}
-        head, audio = self._engine.ask(request)
+        head, audio = self._engine.ask(rhvoice_request(form.text, name, voice))
         if not head.get("ok") or audio is None:
             raise ValueError(f"RHVoice could not speak this: {head.get('error')}")
         sr, native_rate = int(sample_rate), int(head["sample_rate"])
         y, loud, first = level_and_trim(audio, native_rate, sr, self.target_rms_dbfs, self.peak_limit, "RHVoice", text)
         n, scale = len(y), sr / native_rate
-        block = max(1, round(int(head["block"]) * scale))
 
         def at(native_sample: int) -> int:
             return min(max(round(native_sample * scale) - first, 0), n)
 
-        frame = max(1, round(_FRAME_S * sr))
-        onsets: list[tuple[int, int]] = []
-        ends: list[tuple[int, int]] = []
-        for off, _length, start, end in head["tokens"]:
-            if start < 0:
-                continue
-            onsets.append((off, _start_in_block(y, at(start), block, frame)))
-            if end >= 0:
-                ends.append((off, min(n, at(end) + block)))
-        words = word_timings(form, onsets, loud, n, sr)
+        onsets = [(off, at(start)) for off, _length, start, _end in head["tokens"] if start >= 0]
+        ends = [(off, at(end)) for off, _length, start, end in head["tokens"] if start >= 0 and end > start]
+        words = word_timings(form, onsets, loud, n, sr, [at(p) for p in head["phones"]])
         return Synthesis(audio=y, sample_rate=sr, words=end_at_phonemes(words, form.spans, ends, loud, sr))
 
     def identity(self) -> dict[str, Any]:
@@ -100,25 +92,5 @@ class RHVoiceBackend(NativeEngineBackend):
         return {"backend": self.name, "librhvoice": deb_version("librhvoice5"),
                 "rhvoice_english": deb_version("rhvoice-english"), "protocol": PROTOCOL,
                 "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SILENCE_DBFS,
-                "word_timing": "engine events (100 ms blocks); in a block: onset after silence, else its middle (estimate)",
+                "word_timing": "engine (HTS phoneme labels)", "settings": "quality=max, min_sonic_rate=6",
                 "text": "spoken form", "target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit}
-
-
-def _start_in_block(y: np.ndarray, block_start: int, block: int, frame: int) -> int:
-    """Where a word that RHVoice says starts in the block ``[block_start, block_start + block)`` begins:
-    at the block's first loud 5 ms frame when the block opens in silence (a word after a pause),
-    else (speech running across the block's start) at the block's middle."""
-    thr = 10 ** (SILENCE_DBFS / 20)
-    n = len(y)
-
-    def rms(a: int) -> float:
-        seg = y[a : min(n, a + frame)]
-        return float(np.sqrt(np.mean(np.square(seg, dtype=np.float64)))) if seg.size else 0.0
-
-    if rms(block_start) < thr:
-        for a in range(block_start, min(n, block_start + block), frame):
-            if rms(a) >= thr:
-                seg = np.flatnonzero(np.abs(y[a : a + frame]) >= thr)
-                return a + int(seg[0]) if seg.size else a
-        return min(n, block_start + block)
-    return min(n, block_start + block // 2)
