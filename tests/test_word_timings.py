@@ -5,7 +5,9 @@ real planners and composer. The audio's own answer for where written token i sta
 the spoken form from token i on; its sounds (espeak's phonemes, pauses left out) are the last
 sounds of the whole utterance, so the whole one's sound number len(full) - len(suffix) is where
 token i starts. Checked by the names of the sounds there (a suffix whose first sounds differ, say
-a stressed "the" at its start, is not counted); no use of the backend's token mapping.
+a stressed "the" at its start, is not counted); no use of the backend's token mapping. RHVoice
+(skipped where it is not installed) is measured the same way on its own phoneme labels: see
+``rh_true_onsets``.
 """
 from __future__ import annotations
 
@@ -213,7 +215,9 @@ def rh_true_onsets(tts: Any, engine: Any, text: str, voice: VoiceSpec) -> tuple[
 
 
 def test_rhvoice_word_starts_match_their_own_audio(rhvoice: Any, rh_engine: Any) -> None:
-    """The Done-when of issue #18 for RHVoice, on the dense sentences; it prints its figures."""
+    """The Done-when of issue #18 for RHVoice, on the dense sentences; it prints its figures.
+    Measured (slt; bdl at 190 wpm): 376 words p50 0 ms, p99 0, max 2.1. With the word events' 100 ms
+    blocks (before): p50 25, p99 75, max 109, and 114 words whose span held another's onset."""
     err, holders, skipped = _errors(lambda text, voice: rh_true_onsets(rhvoice, rh_engine, text, voice),
                                     EN_DENSE, RH_VOICES)
     print(f"rhvoice: {len(err)} words (+{skipped} untold), p50 {np.median(err):.1f} ms, "
