@@ -207,7 +207,8 @@ class CfgCase:
 
 DEFAULTS: dict[str, Any] = RunConfig().model_dump(mode="json")
 # sections left out of the dump while at their default (so old configs hash as before) still have defaults
-DEFAULTS.setdefault("script_source", ScriptSourceConfig().model_dump(mode="json"))
+# (a source dumps only its own kind's fields, so the defaults of every field are read off the model)
+DEFAULTS.setdefault("script_source", {k: getattr(ScriptSourceConfig(), k) for k in ScriptSourceConfig.model_fields})
 DEFAULTS.setdefault("vision", VisionConfig().model_dump(mode="json"))
 
 
