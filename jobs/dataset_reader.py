@@ -278,7 +278,7 @@ def _check_manifest(root: Path, manifest: dict[str, Any], chk: DatasetCheck) -> 
     mpath = root / MANIFEST_NAME
     seen: dict[Path, str] = {}
     failed_problems: list[str] = []    # reported after the shards' own: a refusal names shards first
-    listed_rows = listed_failed = 0
+    listed_rows = listed_failed = listed_twins = 0
     totals_known = True
     for i, entry in enumerate(manifest["shards"]):
         where = f"shards[{i}]"
@@ -298,6 +298,8 @@ def _check_manifest(root: Path, manifest: dict[str, Any], chk: DatasetCheck) -> 
             totals_known = False
         listed_rows += rows or 0
         listed_failed += failed or 0
+        twins = entry.get("twins", 0)   # contrastive twins: rows beyond config.num (schemas/twins.py)
+        listed_twins += twins if _is_int(twins) and twins >= 0 else 0
         if path is not None and path.resolve() in seen:
             problems.append(f"{mpath}: {where}.path names the same file as {seen[path.resolve()]}")
         elif path is not None:
@@ -327,8 +329,8 @@ def _check_manifest(root: Path, manifest: dict[str, Any], chk: DatasetCheck) -> 
         num = config["num"]
         if not _is_int(num):
             chk.problems.append(f"{mpath}: config.num is not an integer")
-        elif totals_known and listed_rows + listed_failed != num:
-            held = listed_rows + listed_failed
+        elif totals_known and listed_rows + listed_failed - listed_twins != num:
+            held = listed_rows + listed_failed - listed_twins
             gap = (f"short by {num - held}" if held < num else f"{held - num} more than planned")
             chk.problems.append(f"{mpath}: shards hold {listed_rows} rows + {listed_failed} failed = {held} "
                                 f"trajectories but config.num is {num} ({gap})")

@@ -190,10 +190,11 @@ def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dic
     store = Store(out)
     stored, why = check_shard(store, sp, cfg.config_hash())
     if stored is not None:
-        return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "skipped": True, "failures": []}
+        return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "twins": stored.get("twins", 0), "skipped": True,
+                "failures": []}
     _inject_fault(sp.index, faults)
     s = run_shard(cfg, sp, store, faults=faults)
-    return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "skipped": False, "redo_reason": why,
+    return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "twins": s.twins, "skipped": False, "redo_reason": why,
             "failures": s.failures, "assistant_text": s.assistant_text}
 
 
@@ -333,15 +334,17 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
 def _pack(s: dict[str, Any]) -> tuple:
     """A shard's manifest entry in ~150 bytes (paths follow from the index, digests as bytes)."""
     return (s["rows"], s["failed"], bytes.fromhex(s["sha256"]),
-            bytes.fromhex(s["failed_sha256"]) if s.get("failed_sha256") else None, float(s["audio_s"]))
+            bytes.fromhex(s["failed_sha256"]) if s.get("failed_sha256") else None, float(s["audio_s"]),
+            int(s.get("twins") or 0))
 
 
 def _unpack(index: int, e: tuple) -> dict[str, Any]:
-    rows, failed, sha, failed_sha, audio_s = e
+    rows, failed, sha, failed_sha, audio_s, twins = e
     paths = shard_paths(ShardPlan(index, 0, 0))
+    extra = {"twins": twins} if twins else {}   # rows + failed = planned + twins; absent without twins
     return {"shard": index, "path": paths["rows"], "rows": rows, "failed": failed, "sha256": sha.hex(),
             "failed_path": paths["failed"] if failed_sha is not None else None,
-            "failed_sha256": failed_sha.hex() if failed_sha is not None else None, "audio_s": audio_s}
+            "failed_sha256": failed_sha.hex() if failed_sha is not None else None, "audio_s": audio_s, **extra}
 
 
 def _short_error(err: BaseException) -> str:

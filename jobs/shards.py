@@ -22,6 +22,7 @@ from generators.registry import (families_for, language_for, missing_content, pl
                                  scenario_weights, source_for, trajectory_seed)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
+from jobs.twins import rows_with_twin
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
@@ -89,12 +90,15 @@ class ShardSummary:
     no_speech_tokens: bool
     config_hash: str = ""
     generator_version: str = ""
+    twins: int = 0   # twin rows and failed twins: rows + failed = planned trajectories + twins
     assistant_text: list[str] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("assistant_text")
+        if not self.twins:   # a run without twins keeps its sidecar as it was
+            d.pop("twins")
         return d
 
 
@@ -233,6 +237,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     rows: list[TrajectoryRow] = []
     failures: list[FailedRecord] = []
     planted = set((faults or {}).get("rows", ()))
+    twins = 0   # twin rows (or failed twins) beyond the shard's planned trajectories
     writer = source_for(cfg, store.local)   # None for the procedural planners; an LLM's cache is under the root
     for j in range(plan.start, plan.stop):
         tid = trajectory_id(cfg.seed, plan.index, j)
@@ -244,8 +249,11 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
             if tid in planted:
                 raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
             script, source = plan_sourced(cfg, scenario, seed, lang, writer, j)   # planning is a generator's
-            rows.append(render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer,
-                                          source=source))
+            row = render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer, source=source)
+            made, twin_failure, attempted = rows_with_twin(cfg, row, script, tts, tokenizer, source, plan.index, j)
+            rows.extend(made)
+            failures.extend([twin_failure] if twin_failure is not None else [])
+            twins += attempted
         except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
             failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
                                          error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc()))
@@ -262,7 +270,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
         sha256=sha, failed_path=paths["failed"] if failures else None,
         failed_sha256=failed_sha, audio_s=float(sum(r.duration_s for r in rows)),
         wall_s=time.perf_counter() - t0, no_speech_tokens=tokenizer is None, config_hash=cfg.config_hash(),
-        generator_version=GENERATOR_VERSION,
+        generator_version=GENERATOR_VERSION, twins=twins,
         assistant_text=[assistant_text(r) for r in rows] if plan.start < VARIETY_SAMPLE_ROWS else [],
         failures=[{"id": f.id, "scenario": f.scenario, "error": f.error} for f in failures],
     )
@@ -287,7 +295,8 @@ def check_shard(out: str | Path | Store, plan: ShardPlan, config_hash: str | Non
     except (OSError, ValueError) as err:
         return None, f"unreadable summary sidecar ({type(err).__name__})"
     try:
-        if summary["shard"] != plan.index or summary["rows"] + summary["failed"] != plan.stop - plan.start:
+        if (summary["shard"] != plan.index
+                or summary["rows"] + summary["failed"] - summary.get("twins", 0) != plan.stop - plan.start):
             return None, "sidecar describes another shard layout"
         if config_hash is not None and summary.get("config_hash", config_hash) != config_hash:
             return None, "made with another config"

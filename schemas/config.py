@@ -12,6 +12,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFun
 from schemas.errors import UsageError
 from schemas.language import LANGUAGES
 from schemas.scene import DEFAULT_FRAME_SIZE
+from schemas.twins import TwinKind
 
 class Scenario(StrEnum):
     """A scenario family: the `scenario` column and the keys of `RunConfig.scenarios`."""
@@ -610,6 +611,15 @@ class ScriptSourceConfig(_Strict):
         return out
 
 
+class TwinsConfig(_Strict):
+    """Contrastive twins (schemas/twins.py): for a `share` of the trajectories whose family allows one of
+    `kinds`, also render a partner that differs in one overlap. share 0 (the default): no twins, and the
+    config dumps and hashes as before twins existed."""
+
+    share: Num = Field(0.0, ge=0.0, le=1.0)
+    kinds: list[TwinKind] = Field(default_factory=lambda: list(TwinKind), min_length=1)
+
+
 class RunConfig(_Strict):
     """Everything that decides the bytes of a dataset. Its hash goes in the manifest.
 
@@ -637,6 +647,7 @@ class RunConfig(_Strict):
     vision: VisionConfig = VisionConfig()
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
+    twins: TwinsConfig = TwinsConfig()
 
     @model_validator(mode="before")
     @classmethod
@@ -677,6 +688,8 @@ class RunConfig(_Strict):
             out.pop("script_source", None)
         if self.vision == VisionConfig():   # default frames: configs hash as before Omni rows existed
             out.pop("vision", None)
+        if self.twins == TwinsConfig():   # no twins: as before twins existed
+            out.pop("twins", None)
         if self.languages is None:
             out.pop("languages", None)
         else:
