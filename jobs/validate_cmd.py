@@ -63,8 +63,12 @@ def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from pipeline.validate import validate_row
+    from pipeline.validate import validate_row, validate_twins
     from schemas.arrow import TRAJECTORY_SCHEMA, row_from_dict
+    from schemas.twins import TWIN_META_KEY
+
+    twin_meta_key = f'"{TWIN_META_KEY}":'
+    paired: list = []
 
     try:
         table = pq.read_table(path)
@@ -84,6 +88,11 @@ def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
             continue
         viols = validate_row(row, expect_tokens=expect_tokens, recompose=True)   # rule 4 re-composes
         out.append(RowReport(row.id, [Finding(v.rule, str(v)) for v in viols]))
+        if twin_meta_key in row.meta:   # a contrastive twin: its pair is checked once the shard is read
+            paired.append(row)
+    report_of = {r.row_id: r for r in out}
+    for v in validate_twins(paired):   # the generator writes both rows of a pair into one shard
+        report_of[v.row_id].findings.append(Finding(v.rule, str(v)))
     return out
 
 

@@ -805,3 +805,89 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None, *, recom
         except (KeyError, TypeError, ValueError, IndexError) as err:   # a malformed row breaks the rule
             out.append(Violation(row.id, r.id, f"cannot check: {type(err).__name__}: {err}"))
     return out
+
+
+# ----------------------------------------------------------------------------- contrastive twins
+
+# The ids `validate_twins` reports under (schemas/twins.py): the pair names itself consistently and
+# differs in exactly its one overlap; outputs agree before the divergence; and everywhere when the
+# only difference is rule-4 speech (backchannel, other-directed, background).
+TWIN_RULES: tuple[str, ...] = ("twin_pair", "twin_prefix", "twin_rule4")
+# Rule 3 fades the cut audio over the 20-50 ms before the reaction window: the one stretch of the
+# window before the divergence unit's output that a cut may change.
+MAX_FADE_S = 0.05
+
+
+def _outputs(u: Any, labels: Callable[[Any], Any]) -> tuple[Any, ...]:
+    """What unit `u` outputs (DESIGN §2): compared between the two rows of a pair."""
+    return (u.decision, u.spoken_text, list(u.speech_tokens), u.turn_eos, u.delegate, labels(u.labels))
+
+
+def _twin_problems(base: TrajectoryRow, twin: TrajectoryRow) -> Iterator[tuple[str, str]]:
+    """(rule id, message) for one pair, `base` the row whose meta side is base."""
+    from schemas.twins import OUTPUT_LABELS, differing_overlaps, twin_meta
+    mb, mt = twin_meta(base.meta), twin_meta(twin.meta)
+    assert mb is not None and mt is not None
+    if mt.partner != base.id or {mb.side, mt.side} != {"base", "twin"} or \
+            (mb.kind, mb.event, mb.twin_event, mb.diverge_s) != (mt.kind, mt.event, mt.twin_event, mt.diverge_s):
+        yield "twin_pair", f"meta twin records disagree: {mb.model_dump()} vs {mt.model_dump()}"
+        return
+    gone, new = differing_overlaps(base.events, twin.events)
+    if [e.id for e in gone] != [mb.event] or [e.id for e in new] != ([mb.twin_event] if mb.twin_event else []):
+        yield "twin_pair", (f"differs in overlaps {[e.id for e in gone]} / {[e.id for e in new]}, not exactly "
+                            f"{mb.event} / {mb.twin_event or 'none'} as meta says")
+        return
+    diverge = min(e.start_s for e in gone + new)
+    if abs(diverge - mb.diverge_s) > 1e-6:
+        yield "twin_pair", f"meta diverge_s {mb.diverge_s} but the differing overlap starts at {diverge}"
+    sr, U = base.sample_rate, unit_samples(base.unit_s, base.sample_rate)
+    K = window_of(to_samples(diverge, sr), U)   # units before K heard the same input on both rows
+    same_labels: Callable[[Any], Any] = sorted
+    for k in range(min(K, len(base.units), len(twin.units))):
+        if _outputs(base.units[k], same_labels) != _outputs(twin.units[k], same_labels):
+            yield "twin_prefix", (f"unit {k} output differs from twin {twin.id} before the divergence at "
+                                  f"{diverge:.3f} s (unit {K}): {_outputs(base.units[k], same_labels)} vs "
+                                  f"{_outputs(twin.units[k], same_labels)}")
+            break
+    a, b = decode_audio(base.assistant_audio.bytes)[0], decode_audio(twin.assistant_audio.bytes)[0]
+    end = min((K + 1) * U - to_samples(MAX_FADE_S, sr), len(a), len(b))   # what units < K played
+    if end > 0 and not np.array_equal(a[:end], b[:end]):
+        first = int(np.flatnonzero(a[:end] != b[:end])[0])
+        yield "twin_prefix", f"assistant audio differs from twin {twin.id} at {first / sr:.3f} s, before {end / sr:.3f} s"
+    if not all(e.kind in OVERLAY_KINDS for e in gone + new):
+        return
+    out_labels: Callable[[Any], Any] = lambda ls: sorted(x for x in ls if x in OUTPUT_LABELS)
+    longer = base.units if len(base.units) >= len(twin.units) else twin.units
+    n = min(len(base.units), len(twin.units))
+    for k in range(n):
+        if _outputs(base.units[k], out_labels) != _outputs(twin.units[k], out_labels):
+            yield "twin_rule4", (f"unit {k} output differs from twin {twin.id}, which differs only by "
+                                 f"{(gone + new)[0].kind} {(gone + new)[0].id} (rule 4)")
+            break
+    extra = [u.index for u in longer[n:] if u.decision != Decision.LISTEN or u.spoken_text]
+    if extra:
+        yield "twin_rule4", f"unit {extra[0]} speaks in one row of the pair with {twin.id} and is absent in the other"
+    m = min(len(a), len(b))
+    if not np.array_equal(a[:m], b[:m]) or np.any(a[m:]) or np.any(b[m:]):
+        yield "twin_rule4", f"assistant audio differs from twin {twin.id}, which differs only by a rule-4 overlap"
+
+
+def validate_twins(rows: list[TrajectoryRow]) -> list[Violation]:
+    """The pair checks of every twin pair whose both rows are in `rows` (a row whose partner is not
+    there is not checked: a subset of a dataset is still valid). Reported on the base row."""
+    from schemas.twins import TwinSide, twin_meta
+    by_id = {r.id: r for r in rows}
+    out: list[Violation] = []
+    for r in rows:
+        try:
+            m = twin_meta(r.meta)
+            if m is None or m.side != TwinSide.BASE or m.partner not in by_id:
+                continue
+            partner = by_id[m.partner]
+            if twin_meta(partner.meta) is None:
+                out.append(Violation(r.id, "twin_pair", f"partner {partner.id} names no twin in its meta"))
+                continue
+            out.extend(Violation(r.id, rule, msg) for rule, msg in _twin_problems(r, partner))
+        except (KeyError, TypeError, ValueError, IndexError) as err:   # a malformed record breaks the pair rule
+            out.append(Violation(r.id, "twin_pair", f"cannot check: {type(err).__name__}: {err}"))
+    return out

@@ -1,0 +1,189 @@
+"""Contrastive twins (schemas/twins.py, generators/twins.py, jobs/twins.py, pipeline/validate.validate_twins).
+
+A real shard is generated with twins on (real planners, composer and Parquet; ToneTTS keeps it fast):
+every pair validates, shares its script and unit outputs up to the divergence, and differs in exactly
+one overlap; a rule-4 pair agrees everywhere. Each twin check fires when its property is broken.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from generators.twins import draw_twin, kinds_for
+from jobs.shards import ShardPlan, check_shard, run_shard
+from pipeline.io import decode_audio, encode_flac
+from pipeline.validate import TWIN_RULES, validate_row, validate_twins
+from schemas.arrow import row_from_dict
+from schemas.config import RunConfig, Scenario, TwinsConfig
+from schemas.script import Script
+from schemas.trajectory import TrajectoryRow
+from schemas.twins import (TWIN_META_KEY, TwinKind, TwinSide, differing_overlaps, twin_id,
+                           twin_meta)
+from schemas.vocab import OVERLAY_KINDS, EventKind, Label
+from schemas.windows import to_samples, unit_samples, window_of
+from tests.conftest import ToneTTS
+
+FAMILIES = (Scenario.BACKCHANNEL, Scenario.INTERRUPTION_DISCARD, Scenario.INTERRUPTION_PARK, Scenario.OTHER_DIRECTED,
+            Scenario.INTERRUPTION_REPAIR, Scenario.BACKGROUND_SPEECH)
+STOP_LABELS = {Label.STOP_DISCARD, Label.STOP_REPAIR, Label.STOP_PARK}
+NUM = 10   # seed 0: every twin kind, on interruption and overlay families
+
+
+def _cfg(**twins: object) -> RunConfig:
+    return RunConfig(seed=0, num=NUM, shard_size=NUM, scenarios={s: 1.0 for s in FAMILIES},
+                     twins=TwinsConfig(share=1.0, **twins))
+
+
+@pytest.fixture(scope="module")
+def shard(tmp_path_factory) -> tuple[list[TrajectoryRow], object, str]:
+    out = tmp_path_factory.mktemp("twins")
+    summary = run_shard(_cfg(), ShardPlan(0, 0, NUM), out, tts=ToneTTS())
+    rows = [row_from_dict(d) for d in pq.read_table(out / summary.path).to_pylist()]
+    return rows, summary, str(out)
+
+
+def _pairs(rows: list[TrajectoryRow]) -> list[tuple[TrajectoryRow, TrajectoryRow]]:
+    by_id = {r.id: r for r in rows}
+    out = []
+    for r in rows:
+        m = twin_meta(r.meta)
+        if m is not None and m.side == TwinSide.BASE:
+            out.append((r, by_id[m.partner]))
+    return out
+
+
+def _kind(pair: tuple[TrajectoryRow, TrajectoryRow]) -> TwinKind:
+    m = twin_meta(pair[0].meta)
+    assert m is not None
+    return m.kind
+
+
+def _rule4(pair: tuple[TrajectoryRow, TrajectoryRow]) -> bool:
+    return _kind(pair) == TwinKind.CLEAN and pair[0].scenario in (Scenario.BACKCHANNEL, Scenario.OTHER_DIRECTED,
+                                                                  Scenario.BACKGROUND_SPEECH)
+
+
+def test_default_config_makes_no_twins_and_hashes_as_before() -> None:
+    cfg = RunConfig()
+    assert "twins" not in cfg.model_dump(mode="json")
+    assert all(draw_twin(cfg.twins, s, seed) is None for s in FAMILIES for seed in range(20))
+    assert "twins" in _cfg().model_dump(mode="json") and _cfg().config_hash() != RunConfig(
+        seed=0, num=NUM, shard_size=NUM, scenarios={s: 1.0 for s in FAMILIES}).config_hash()
+
+
+def test_every_trajectory_gets_its_twin_and_the_shard_counts_them(shard) -> None:
+    rows, summary, out = shard
+    pairs = _pairs(rows)
+    assert summary.failed == 0 and summary.twins == NUM and summary.rows == 2 * NUM == len(rows)
+    assert [r.id for r in rows[:2]] == [pairs[0][0].id, twin_id(pairs[0][0].id)]   # the twin follows its base
+    assert {(_kind(p), _rule4(p)) for p in pairs} == {(TwinKind.AS_BACKCHANNEL, False),
+                                                     (TwinKind.AS_OTHER_DIRECTED, False),
+                                                     (TwinKind.CLEAN, False), (TwinKind.CLEAN, True)}
+    assert check_shard(out, ShardPlan(0, 0, NUM))[1] == ""   # resume accepts rows + failed = planned + twins
+
+
+def test_generated_pairs_validate(shard) -> None:
+    rows, _, _ = shard
+    assert validate_twins(rows) == []
+    assert [v for r in rows for v in validate_row(r, expect_tokens=False)] == []
+
+
+def test_pair_shares_its_prefix_and_differs_in_one_overlap(shard) -> None:
+    rows, _, _ = shard
+    for base, twin in _pairs(rows):
+        m = twin_meta(base.meta)
+        assert m is not None
+        sb, st = Script.model_validate_json(base.script), Script.model_validate_json(twin.script)
+        i = next(k for k, (a, b) in enumerate(zip(sb.turns, st.turns)) if a != b)   # the one changed turn
+        assert sb.turns[:i] == st.turns[:i] and len(st.turns) == i + 1
+        assert st.model_copy(update={"turns": ()}) == sb.model_copy(update={"turns": ()})   # same seed, draws
+        gone, new = differing_overlaps(base.events, twin.events)
+        assert [e.id for e in gone] == [m.event] and [e.id for e in new] == ([m.twin_event] if m.twin_event else [])
+        if m.kind != TwinKind.CLEAN:   # the same moment, said otherwise
+            assert gone[0].kind == EventKind.INTERRUPTION and new[0].kind in OVERLAY_KINDS
+            assert new[0].start_s == gone[0].start_s
+            if m.kind == TwinKind.AS_OTHER_DIRECTED:
+                assert new[0].text == gone[0].text
+        K = window_of(to_samples(m.diverge_s, base.sample_rate), unit_samples(base.unit_s, base.sample_rate))
+        assert [u.model_dump() for u in base.units[:K]] == [u.model_dump() for u in twin.units[:K]]
+        if not _rule4((base, twin)):   # the interruption is acted on; its twin talks on
+            assert base.units[K:] != twin.units[K:]
+            assert STOP_LABELS & {l for u in base.units[K:] for l in u.labels}
+            assert not STOP_LABELS & {l for u in twin.units for l in u.labels}
+        else:
+            assert [(u.decision, u.spoken_text) for u in base.units] == [(u.decision, u.spoken_text) for u in twin.units]
+
+
+def test_twin_rows_are_reproducible(shard, tmp_path) -> None:
+    rows, _, _ = shard
+    again = run_shard(_cfg(), ShardPlan(0, 0, 2), tmp_path, tts=ToneTTS())
+    assert [row_from_dict(d) for d in pq.read_table(tmp_path / again.path).to_pylist()] == rows[:4]
+
+
+def test_kinds_follow_the_family() -> None:
+    assert kinds_for(Scenario.INTERRUPTION_REPAIR) == tuple(TwinKind)
+    assert kinds_for(Scenario.BACKCHANNEL) == (TwinKind.CLEAN,)
+    assert kinds_for(Scenario.DELEGATION) == ()
+    only = TwinsConfig(share=1.0, kinds=[TwinKind.AS_BACKCHANNEL])
+    assert draw_twin(only, Scenario.BACKCHANNEL, 3) is None
+    draw = draw_twin(only, Scenario.INTERRUPTION_PARK, 3)
+    assert draw is not None and draw.kind == TwinKind.AS_BACKCHANNEL
+
+
+# ----------------------------------------------------------------------------- mutations: each check fires
+
+def _with_meta(row: TrajectoryRow, **change: object) -> TrajectoryRow:
+    meta = json.loads(row.meta)
+    meta[TWIN_META_KEY].update(change)
+    return row.model_copy(update={"meta": json.dumps(meta, sort_keys=True)})
+
+
+def _rules(rows: list[TrajectoryRow]) -> set[str]:
+    return {v.rule for v in validate_twins(rows)}
+
+
+def _pair(shard, rule4: bool) -> tuple[TrajectoryRow, TrajectoryRow]:
+    return next(p for p in _pairs(shard[0]) if _rule4(p) == rule4)
+
+
+def _diverge_unit(row: TrajectoryRow) -> int:
+    m = twin_meta(row.meta)
+    assert m is not None
+    return window_of(to_samples(m.diverge_s, row.sample_rate), unit_samples(row.unit_s, row.sample_rate))
+
+
+def test_mutation_meta_naming_another_event_breaks_twin_pair(shard) -> None:
+    base, twin = _pair(shard, rule4=False)
+    assert _rules([_with_meta(base, event="a9.interruption"), twin]) == {"twin_pair"}
+    assert _rules([base, _with_meta(twin, partner="s0-00000-0000099")]) == {"twin_pair"}
+
+
+def test_mutation_prefix_output_change_breaks_twin_prefix(shard) -> None:
+    base, twin = _pair(shard, rule4=False)
+    k = _diverge_unit(base) - 1
+    units = list(twin.units)
+    units[k] = units[k].model_copy(update={"spoken_text": units[k].spoken_text + " extra"})
+    assert _rules([base, twin.model_copy(update={"units": units})]) == {"twin_prefix"}
+
+
+def test_mutation_prefix_audio_change_breaks_twin_prefix(shard) -> None:
+    base, twin = _pair(shard, rule4=False)
+    audio, sr = decode_audio(twin.assistant_audio.bytes)
+    speaking = int(np.flatnonzero(np.abs(audio) > 0.01)[0])   # the first assistant sample, before the cut
+    assert speaking < _diverge_unit(base) * unit_samples(base.unit_s, sr)
+    audio = audio.copy()
+    audio[speaking] = -audio[speaking] - 0.1
+    blob = twin.assistant_audio.model_copy(update={"bytes": encode_flac(audio, sr)})
+    assert _rules([base, twin.model_copy(update={"assistant_audio": blob})]) == {"twin_prefix"}
+
+
+def test_mutation_output_change_after_a_rule4_overlay_breaks_twin_rule4(shard) -> None:
+    base, twin = _pair(shard, rule4=True)
+    k = next(u.index for u in twin.units[_diverge_unit(base):] if u.spoken_text)
+    units = list(twin.units)
+    units[k] = units[k].model_copy(update={"spoken_text": ""})
+    assert _rules([base, twin.model_copy(update={"units": units})]) == {"twin_rule4"}
+    assert set(TWIN_RULES) == {"twin_pair", "twin_prefix", "twin_rule4"}
