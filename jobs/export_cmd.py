@@ -13,7 +13,7 @@ import sys
 
 from schemas.protocol import CHUNK_EOS
 
-FORMATS = ("trainer", "moshi", "lhotse", "minicpm-o")
+FORMATS = ("trainer", "moshi", "lhotse", "minicpm-o", "fdb")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dir", help="generator output folder (manifest.json + shards)")
     p.add_argument("--format", choices=FORMATS, default="trainer",
                    help="trainer (default): our training shards; moshi: moshi-finetune; lhotse: Lhotse Shar + NeMo; "
-                        "minicpm-o: MiniCPM-o protocol SDK training data")
+                        "minicpm-o: MiniCPM-o protocol SDK training data; "
+                        "fdb: Full-Duplex-Bench v1.5 samples (rows made with twins: {kinds: [clean]})")
     p.add_argument("--tokenizer", default="minicpm-o45",
                    help="tokenizer.json (or its folder), or 'minicpm-o45' for the MiniCPM-o 4.5 tokenizer "
                         "bundled in minicpm-o5-sdk (default)")
@@ -107,6 +108,9 @@ def run_consumer(args: argparse.Namespace) -> int:
             return 2
         from jobs.export_minicpmo import FORMAT, MiniCPMOWriter
         fmt, make_writer = FORMAT, MiniCPMOWriter
+    elif args.format == "fdb":   # Full-Duplex-Bench v1.5: needs rows made with clean twins
+        from jobs.export_fdb import FORMAT, FdbWriter
+        fmt, make_writer = FORMAT, FdbWriter
     else:
         import importlib.util
 

@@ -51,6 +51,17 @@ class RowFailed(Exception):
     """This row cannot be converted; the message is the reason kept in the failure record."""
 
 
+@dataclass(frozen=True)
+class LateFailure:
+    """A row a writer accepted but held for a partner row that never came (`--format fdb`'s clean
+    twins): reported by the writer's optional `unmatched()` at the end, then counted as failed."""
+
+    id: str
+    index: int
+    error: str
+    duration_s: float
+
+
 def channel_of(role: str) -> int:
     """The channel a speaker is heard on: the assistant's own, or the microphone's."""
     return ASSISTANT_CHANNEL if role == Role.ASSISTANT else USER_CHANNEL
@@ -169,6 +180,11 @@ def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writ
                       end="", file=sys.stderr, flush=True)
         if progress:
             print(file=sys.stderr)
+        for late in getattr(writer, "unmatched", list)():   # held for a partner that never came
+            summary.failed.append({"id": late.id, "index": late.index, "error": late.error})
+            summary.rows -= 1
+            summary.audio_s -= late.duration_s
+        summary.failed.sort(key=lambda f: f["index"])
         layout = writer.close()
         summary.elapsed_s = time.time() - t0
         _write_json(stage / FAILED_NAME, summary.failed)
