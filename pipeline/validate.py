@@ -825,10 +825,10 @@ def _outputs(u: Any, labels: Callable[[Any], Any]) -> tuple[Any, ...]:
 
 def _twin_problems(base: TrajectoryRow, twin: TrajectoryRow) -> Iterator[tuple[str, str]]:
     """(rule id, message) for one pair, `base` the row whose meta side is base."""
-    from schemas.twins import OUTPUT_LABELS, differing_overlaps, twin_meta
+    from schemas.twins import OUTPUT_LABELS, TwinSide, differing_overlaps, twin_meta
     mb, mt = twin_meta(base.meta), twin_meta(twin.meta)
     assert mb is not None and mt is not None
-    if mt.partner != base.id or {mb.side, mt.side} != {"base", "twin"} or \
+    if mt.partner != base.id or (mb.side, mt.side) != (TwinSide.BASE, TwinSide.TWIN) or \
             (mb.kind, mb.event, mb.twin_event, mb.diverge_s) != (mt.kind, mt.event, mt.twin_event, mt.diverge_s):
         yield "twin_pair", f"meta twin records disagree: {mb.model_dump()} vs {mt.model_dump()}"
         return
