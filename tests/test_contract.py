@@ -41,6 +41,7 @@ COINCIDENCES: dict[tuple[str, str], str] = {
     ("pipeline/stats.py", "speak"): "a column header of the report",
     ("generators/harness/registry.py", "timer"): "the harness tool named timer (schemas.config tools)",
     ("generators/harness/registry.py", "cancelled"): "a field of the calendar tool's result",
+    ("jobs/export_fdb.py", "background_speech"): "Full-Duplex-Bench v1.5's subset folder name, not the event kind",
 }
 
 # Vocabularies whose values are distinct words. Role ("user", "assistant") and TaskStatus ("ok",
