@@ -27,6 +27,7 @@ from schemas.trajectory import TrajectoryRow
 from schemas.twins import TwinKind, TwinSide, twin_meta
 from tests.conftest import ToneTTS
 from tests.generated import write_dataset
+from tests.generated import FAST_VOICES
 
 TASKS = {"interruption": "user_interruption", "backchannel": "user_backchannel", "other_directed": "talking_to_other",
          "background_speech": "background_speech"}
@@ -36,7 +37,7 @@ FAMILIES = (Scenario.BACKCHANNEL, Scenario.INTERRUPTION_DISCARD, Scenario.OTHER_
 
 def _rows(out: Path, share: float, num: int) -> list[TrajectoryRow]:
     cfg = RunConfig(seed=0, num=num, shard_size=num, scenarios={s: 1.0 for s in FAMILIES},
-                    twins=TwinsConfig(share=share, kinds=[TwinKind.CLEAN]))
+                    twins=TwinsConfig(share=share, kinds=[TwinKind.CLEAN]), voices=FAST_VOICES)
     s = run_shard(cfg, ShardPlan(0, 0, num), out, tts=ToneTTS())
     return [row_from_dict(d) for d in pq.read_table(out / s.path).to_pylist()]
 

@@ -25,6 +25,7 @@ from schemas.twins import (TWIN_META_KEY, TwinKind, TwinSide, differing_overlaps
 from schemas.vocab import OVERLAY_KINDS, EventKind, Label
 from schemas.windows import to_samples, unit_samples, window_of
 from tests.conftest import ToneTTS
+from tests.generated import FAST_VOICES
 
 FAMILIES = (Scenario.BACKCHANNEL, Scenario.INTERRUPTION_DISCARD, Scenario.INTERRUPTION_PARK, Scenario.OTHER_DIRECTED,
             Scenario.INTERRUPTION_REPAIR, Scenario.BACKGROUND_SPEECH)
@@ -34,7 +35,7 @@ NUM = 10   # seed 0: every twin kind, on interruption and overlay families
 
 def _cfg(**twins: object) -> RunConfig:
     return RunConfig(seed=0, num=NUM, shard_size=NUM, scenarios={s: 1.0 for s in FAMILIES},
-                     twins=TwinsConfig(share=1.0, **twins))
+                     twins=TwinsConfig(share=1.0, **twins), voices=FAST_VOICES)
 
 
 @pytest.fixture(scope="module")
