@@ -25,7 +25,7 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Iterable, Mapping
 
@@ -73,6 +73,9 @@ __all__ = [
     "revision_ack",
     "split_for_pause",
     "split_sentences",
+    "undo_ack",
+    "undo_content",
+    "undo_done",
 ]
 
 # =========================================================================== languages
@@ -468,6 +471,28 @@ def cancel_ack(rng: np.random.Generator, content: DelegationContent) -> str:
 def cancel_request_text(content: DelegationContent) -> str:
     """The private cancel request sent to the harness."""
     return _delegations(content).cancel_request_text(content.topic)
+
+
+def undo_content(content: DelegationContent) -> DelegationContent | None:
+    """The request that takes ``content``'s effect back (a booking deleted), or None if it leaves
+    nothing behind. Its ack is what the assistant says as it sends it; its call runs after the
+    original's on the same harness."""
+    spec = _spec(content)
+    call = spec.undo_call(dict(content.slots))
+    if call is None:
+        return None
+    return replace(content, call=call, request=_delegations(content).undo_request_text(content.topic), ack="",
+                   revisable=False)
+
+
+def undo_ack(rng: np.random.Generator, content: DelegationContent) -> str:
+    """Said as the undo goes out, before its result: "Sure, I'll take the dentist appointment off your calendar."."""
+    return _delegations(content).undo_ack(rng, _spec(content), dict(content.slots), content.topic)
+
+
+def undo_done(rng: np.random.Generator, content: DelegationContent) -> str:
+    """Said once the harness answered that the effect was taken back: "Done, it's off your calendar."."""
+    return _delegations(content).undo_done(rng, _spec(content), dict(content.slots), content.topic)
 
 
 def draw_revision(rng: np.random.Generator, content: DelegationContent) -> tuple[str, DelegationContent]:

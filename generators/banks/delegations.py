@@ -111,6 +111,7 @@ class Spec:
     revisions: tuple[Revision, ...] = ()
     fallback: tuple[str, ...] = ()   # spec-specific next steps when the tool fails
     weight: float = 1.0
+    undo: Mapping[str, str] | None = None   # the call that takes the request's effect back (a booking deleted)
 
     def draw(self, rng: Rng) -> Slots:
         return draw_slots(rng, self.slots)
@@ -125,6 +126,13 @@ class Spec:
     def call(self, base: Slots) -> ToolCall:
         view = self.view(base)
         return ToolCall(self.tool, {k: fill(t, view) for k, t in self.args.items()})
+
+    def undo_call(self, base: Slots) -> ToolCall | None:
+        """The call that undoes ``call(base)`` (None: the request leaves nothing behind to undo)."""
+        if self.undo is None:
+            return None
+        view = self.view(base)
+        return ToolCall(self.tool, {k: fill(t, view) for k, t in self.undo.items()})
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,9 @@ class Phrases:
     cancel_user: tuple[str, ...]
     cancel_ack: tuple[str, ...]
     cancel_request: str
+    undo_ack: tuple[str, ...]
+    undo_request: str
+    undo_done: tuple[str, ...]
     revise_user: tuple[str, ...]
     revise_ack: tuple[str, ...]
 
@@ -299,6 +310,15 @@ class Delegations:
 
     def cancel_request_text(self, topic: str) -> str:
         return fill(self.phrases.cancel_request, {"topic": topic})
+
+    def undo_ack(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
+        return self._say(rng, self.phrases.undo_ack, self._ctx(rng, spec, slots, topic))
+
+    def undo_done(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
+        return self._say(rng, self.phrases.undo_done, self._ctx(rng, spec, slots, topic))
+
+    def undo_request_text(self, topic: str) -> str:
+        return fill(self.phrases.undo_request, {"topic": topic})
 
     # ------------------------------------------------------------------ revisions
 

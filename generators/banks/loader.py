@@ -522,6 +522,8 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
     _no_duplicates(f"{where} facts", sp.facts, "fact")
     for key, t in sp.args.items():
         _args_template(f"{where} args {key!r}", t, names)
+    for key, t in (sp.undo or {}).items():
+        _args_template(f"{where} undo {key!r}", t, names)
     _check_list(f"{where} user", sp.user, names)
     _check_list(f"{where} ack", sp.ack, names)
     _check_list(f"{where} short", sp.short, names)
@@ -554,6 +556,7 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
         user=sp.user, ack=sp.ack, topic=sp.topic, short=sp.short, service=sp.service or df.service, request=sp.request,
         read=_reader(b, where, sp), relay=tuple(Part(p.needs, p.say, p.main is not None, p.note is not None) for p in sp.relay),
         derive=derive, revisions=tuple(revisions), fallback=fallback, weight=sp.weight,
+        undo=None if sp.undo is None else MappingProxyType(dict(sp.undo)),
     )
     for base in b.check_derived(where, sp, samplers, derive):
         view = spec.view(base)
@@ -572,9 +575,15 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
             _check_renders(f"{where} revision {r.slot!r} ack", r.ack, rev_ctx)
         # the call runs on a fresh harness, and its reader finds only declared facts, enough for a main part
         call = spec.call(base)
-        status, text, fields = execute(call, HarnessState())
+        state = HarnessState()
+        status, text, fields = execute(call, state)
         if status != "ok":
             raise BankError(f"{where}: the harness refuses the call {dict(call.args)}: {text}")
+        undo = spec.undo_call(base)
+        if undo is not None:   # run right after the call, the undo takes its effect back
+            u_status, u_text, _ = execute(undo, state)
+            if u_status != "ok":
+                raise BankError(f"{where}: the harness refuses the undo call {dict(undo.args)}: {u_text}")
         found = spec.read(np.random.default_rng(0), Result(text.rstrip("."), fields, True), base)
         undeclared = sorted(set(found) - facts)
         if undeclared:
@@ -593,6 +602,7 @@ def _phrases(file: str, p: model.DelegationPhrasesFile) -> Phrases:
         "failure.refused": (p.failure.refused, task), "next.retry": (p.next.retry, task),
         "next.clash": (p.next.clash, clash), "retry.error": (p.retry.error, task), "retry.timeout": (p.retry.timeout, task),
         "cancel.user": (p.cancel.user, task), "cancel.ack": (p.cancel.ack, task),
+        "cancel.undo_ack": (p.cancel.undo_ack, task), "cancel.undo_done": (p.cancel.undo_done, task),
         "revise.user": (p.revise.user, _REVISION_SLOTS), "revise.ack": (p.revise.ack, _REVISION_SLOTS),
     }
     sample = {"topic": "the plan", "short": "the check", "service": "the service", "c_day": "Monday",
@@ -601,12 +611,14 @@ def _phrases(file: str, p: model.DelegationPhrasesFile) -> Phrases:
         _check_list(f"{file}: {key}", templates, allowed)
         _check_renders(f"{file}: {key}", templates, sample)
     _args_template(f"{file}: cancel.request", p.cancel.request, frozenset({"topic"}))
+    _args_template(f"{file}: cancel.undo_request", p.cancel.undo_request, frozenset({"topic"}))
     return Phrases(
         partial_open=p.partial.open, partial_nothing=p.partial.nothing, partial_offer=p.partial.offer,
         fail_timeout=p.failure.timeout, fail_down=p.failure.down, fail_clash=p.failure.clash,
         fail_refused=p.failure.refused, next_retry=p.next.retry, next_clash=p.next.clash,
         retry_error=p.retry.error, retry_timeout=p.retry.timeout, cancel_user=p.cancel.user,
-        cancel_ack=p.cancel.ack, cancel_request=p.cancel.request, revise_user=p.revise.user, revise_ack=p.revise.ack,
+        cancel_ack=p.cancel.ack, cancel_request=p.cancel.request, undo_ack=p.cancel.undo_ack,
+        undo_request=p.cancel.undo_request, undo_done=p.cancel.undo_done, revise_user=p.revise.user, revise_ack=p.revise.ack,
     )
 
 

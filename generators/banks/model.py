@@ -266,6 +266,9 @@ class DelegationSpec(SlotSet):
     relay: tuple[RelayPart, ...] = Field(min_length=1)
     revisions: tuple[Revision, ...] = ()
     fallback: Templates | None = None   # spec-specific next steps when the tool fails
+    # the harness call that takes the request's effect back (a booking deleted), for a user who calls
+    # it off: the call may already have gone through, so stopping it is not enough (args as ``args``)
+    undo: dict[str, str] | None = None
 
 
 class DelegationFile(Data):
@@ -304,6 +307,11 @@ class CancelPhrases(_Strict):
     user: Templates = Field(min_length=1)
     ack: Templates = Field(min_length=1)
     request: str                               # the private cancel request; only {topic}
+    # a request with an `undo` call: the ack that sends it, the private request (only {topic}) and
+    # what is said once the harness has answered that the effect was taken back
+    undo_ack: Templates = Field(min_length=1)
+    undo_request: str
+    undo_done: Templates = Field(min_length=1)
 
 
 class RevisePhrases(_Strict):

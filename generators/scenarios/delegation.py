@@ -78,20 +78,47 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
 
 
 def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
-    """The user calls the task off; the stale result (even one racing the cancel) is never relayed."""
+    """The user calls the task off; the stale result (even one racing the cancel) is never relayed.
+
+    A request that leaves something behind (a calendar booking) may already have gone through when
+    the user calls it off, and stopping it would leave the booking standing: the assistant asks the
+    harness to undo it instead, and says it is gone only once the harness has answered so.
+    """
     # a slow call (slow tool, slow tail of its own latency distribution), so the result is usually
     # still out when the user changes their mind, and sometimes races the cancel
     c = tb.draw_delegation(p.rng, tools=_slow_tools(p), lang=p.lang.code)
-    d, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
-    d = d.model_copy(update={"outcome": TaskOutcome.CANCELLED})
-    cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
-                        latency_s=0.2, outcome=None, cancels="t1")
-    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d),
-             p.user(tb.cancel_request(p.rng, c)), p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel)]
+    undo = tb.undo_content(c)
+    d, ex = _task(p, "t1", c, quantiles=(0.8, 0.999), force=TaskStatus.OK if undo is not None else None)
+    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d), p.user(tb.cancel_request(p.rng, c))]
+    later: list[ScriptTurn] = []   # placed by composition at the first pause after its result
+    if undo is not None and ex.status == TaskStatus.OK:
+        send, done = _undo(p, undo, d)
+        turns[1] = turns[1].model_copy(update={"delegate": d.model_copy(update={"outcome": TaskOutcome.SUPERSEDED})})
+        turns.append(send)
+        later.append(done)
+    else:
+        cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
+                            latency_s=0.2, outcome=None, cancels="t1")
+        turns[1] = turns[1].model_copy(update={"delegate": d.model_copy(update={"outcome": TaskOutcome.CANCELLED})})
+        turns.append(p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel))
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=c.domain, lang=p.lang.code)
         turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.answer[:2]))]
-    return c.domain, turns
+    return c.domain, turns + later
+
+
+def _undo(p: Planner, undo: tb.DelegationContent, booked: Delegation) -> tuple[ScriptTurn, ScriptTurn]:
+    """The ack that sends the undo (superseding the original request) and the turn saying it is done.
+
+    The harness serves a tool's requests in order, so the undo's result never comes before the
+    original's: its latency is at least the original's, and it was issued later.
+    """
+    d2, ex2 = _task(p, "t2", undo, force=TaskStatus.OK, supersedes=booked.task_id)
+    if ex2.status != TaskStatus.OK:
+        raise RuntimeError(f"the harness refused to undo {booked.args}: {ex2.text}")
+    d2 = d2.model_copy(update={"latency_s": max(d2.latency_s, booked.latency_s)})
+    return (p.assistant(tb.undo_ack(p.rng, undo), delegate=d2),
+            p.assistant(tb.undo_done(p.rng, undo), trigger=Trigger.BACKEND, ref=d2.task_id))
 
 
 def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
