@@ -34,7 +34,7 @@ import numpy as np
 from schemas.language import Language, language
 
 from .banks.delegations import Delegations, Spec
-from .banks.engine import Correction, Scenario, Slots, expand, fill, new_seed, pick
+from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, realise
 from .banks.loader import Bank, BankError, load_language
 from .banks.rules import Rules
 from .text_lint import ARTICLES, HESITATION_SOUNDS
@@ -99,13 +99,13 @@ class _Text:
 
     def render(self, template: str, slots: Mapping[str, object], seed: int) -> str:
         """``template`` with its alternation choices fixed by ``seed`` (as ``engine.render``)."""
-        return self.rules.tidy(fill(expand(template, np.random.default_rng(seed)), slots), True)
+        return self.rules.tidy(realise(template, slots, np.random.default_rng(seed)), True)
 
     def render_rng(self, rng: np.random.Generator, templates: Sequence[str],
                    slots: Mapping[str, object] | None = None, capitalize: bool = True) -> str:
         """Pick a template and render it, all with ``rng`` (as ``engine.render_rng``)."""
         template = pick(rng, templates)
-        return self.rules.tidy(fill(expand(template, rng), slots or {}), capitalize)
+        return self.rules.tidy(realise(template, slots or {}, rng), capitalize)
 
 
 @functools.cache

@@ -28,6 +28,8 @@ _REPEATED_WORD = re.compile(r"\b(\w+) \1\b(?!['-])", re.IGNORECASE)   # "tells y
 _SAME_OPERANDS = re.compile(r"\b([A-Z][\w']*(?: [A-Z][\w']*)*) (?:or|versus|vs\.?|and) \1\b")
 _ZERO_AMOUNT = re.compile(r"\b0 (?:dollars|euros|pounds)\b")
 _MY_PHRASE = re.compile(r"\bmy ((?:\w+ )?\w+)")
+# a template's marks left in the text: an alternation or a slot that was never resolved
+_TEMPLATE_MARK = re.compile(r"[^\s\[\]{}|]*[\[\]{}|][^\s]*")
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,14 @@ def _found(check: str, pattern: re.Pattern[str], text: str) -> Iterator[Hit]:
 
 def lint_utterance(text: str) -> list[Hit]:
     """Artefacts inside one utterance: doubled articles, repeated words, "X or X", "1 hours",
-    "0 dollars" said as an amount, "Rovers's" (a plural name's possessive is "Rovers'")."""
+    "0 dollars" said as an amount, "Rovers's" (a plural name's possessive is "Rovers'"), and a
+    template's "[a|b]" or "{slot}" left unresolved (a slot value's variants said where they are not expanded)."""
     hits = [*_found("doubled_article", _DOUBLED_ARTICLE, text),
             *_found("same_operands", _SAME_OPERANDS, text),
             *_found("number_agreement", ONE_PLURAL, text),
             *_found("zero_amount", _ZERO_AMOUNT, text),
-            *_found("plural_possessive", PLURAL_POSSESSIVE, text)]
+            *_found("plural_possessive", PLURAL_POSSESSIVE, text),
+            *_found("template_mark", _TEMPLATE_MARK, text)]
     for m in _REPEATED_WORD.finditer(text):
         w = m.group(1)
         if w.lower() not in _REPEATABLE and w.lower() not in ARTICLES and not (len(w) == 1 and w.isupper()):   # "B B King"
@@ -91,7 +95,8 @@ def lint_utterance_zh(text: str) -> list[Hit]:
     empty option (好的，。), and a word of two or more characters said twice in a row (北京北京)."""
     hits = [*_found("doubled_de", _DOUBLED_DE, text),
             *_found("number_agreement", _ER_BEFORE_MEASURE, text),
-            *_found("punctuation_run", _PUNCT_RUN_ZH, text)]
+            *_found("punctuation_run", _PUNCT_RUN_ZH, text),
+            *_found("template_mark", _TEMPLATE_MARK, text)]
     words = CHINESE.words(text)
     for a, b in zip(words, words[1:]):   # not across a mark: "还有位子。位子方面" picks the word up again
         b = b.rstrip("，、；：。？！“”‘’（）《》 ")

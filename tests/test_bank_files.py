@@ -360,3 +360,21 @@ def test_delegation_file_tool_and_listing(tmp_path: Path) -> None:
     folder = copy_bank(tmp_path / "listing")
     mutate(folder, "language.yaml", "calendar]", "calendar, timer]")
     assert "language.yaml: delegation file delegation_timer.yaml does not exist" in load_error(folder)
+
+
+def test_delegation_argument_taking_a_slot_value_with_alternations(tmp_path: Path) -> None:
+    # a slot value may carry variants for speech, but the harness takes one value
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_calendar.yaml", "event: {values: [doctor's appointment, dentist appointment,",
+           "event: {values: ['[doctor''s|GP] appointment', dentist appointment,")
+    msg = load_error(folder)
+    assert "delegation_calendar.yaml: spec 'book_health'" in msg and "harness arguments ['event']" in msg, msg
+
+
+def test_delegation_undo_call_the_harness_refuses(tmp_path: Path) -> None:
+    # the undo runs right after the call on a fresh harness: deleting another time finds nothing
+    folder = copy_bank(tmp_path)
+    mutate(folder, "delegation_calendar.yaml", "undo: &book_undo {action: cancel, day: '{day}', time: '{clock}'}",
+           "undo: &book_undo {action: cancel, day: '{day}', time: '05:00'}")
+    msg = load_error(folder)
+    assert "delegation_calendar.yaml: spec 'book_health'" in msg and "refuses the undo call" in msg, msg

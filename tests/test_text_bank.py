@@ -366,16 +366,21 @@ def test_metrics() -> None:
 
 
 def test_spoken_times_and_numbers() -> None:
-    from generators.banks.engine import money, number_words, spoken_time
+    from generators.banks.engine import expansions, money, number_words, realise, spoken_time
 
     assert number_words(42) == "forty-two"
     assert number_words(105) == "one hundred and five"
-    assert spoken_time(19, 30, 0) == "half past seven in the evening"
+    assert expansions(spoken_time(19, 30, 0)) == ("half past seven in the evening", "seven thirty in the evening")
+    assert expansions(spoken_time(18, 0, 1)) == ("6 o'clock in the evening", "6 in the evening")
     assert spoken_time(7, 15, 2) == "7:15"
     assert spoken_time(12, 0, 0) == "noon"
     assert spoken_time(22, 45, 4) == "a quarter to eleven"
-    assert money(12.5) == "12 dollars and 50 cents"
+    assert expansions(money(12.5)) == ("12 dollars and 50 cents", "12 dollars 50")
+    assert money(3.05) == "3 dollars and 5 cents"
     assert money(1) == "1 dollar"
+    # a slot value's alternations are chosen where it is said, from the same generator
+    said = {realise("Be there at {t}.", {"t": spoken_time(19, 30, 0)}, np.random.default_rng(s)) for s in range(20)}
+    assert said == {"Be there at half past seven in the evening.", "Be there at seven thirty in the evening."}
 
 
 def test_every_city_and_day_a_bank_names_has_a_forecast() -> None:

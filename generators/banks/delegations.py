@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 from generators.harness import Execution, ToolCall
 
-from .engine import Rng, Slots, SlotSampler, draw_slots, expand, fill, pick, tidy
+from .engine import Rng, Slots, SlotSampler, draw_slots, fill, pick, realise, tidy
 
 # =========================================================================== reading a result
 
@@ -197,7 +197,7 @@ class Delegations:
 
     def _say(self, rng: Rng, templates: tuple[str, ...], slots: Slots, capitalize: bool = True) -> str:
         """One of ``templates`` rendered with the language's rule, all with ``rng`` (as engine.render_rng)."""
-        return self.tidy(fill(expand(pick(rng, templates), rng), slots), capitalize)
+        return self.tidy(realise(pick(rng, templates), slots, rng), capitalize)
 
     # ------------------------------------------------------------------ choosing a spec
 

@@ -47,6 +47,26 @@ def expand(template: str, rng: Rng) -> str:
         text = text[: match.start()] + choice + text[match.end():]
 
 
+def expansions(template: str) -> tuple[str, ...]:
+    """Every text ``template``'s alternations can give, in order (for checks that a text says a
+    value some way: a spoken time or an amount holds its ways of being said as alternations)."""
+    match = _ALT.search(template)
+    if match is None:
+        return (template,)
+    return tuple(dict.fromkeys(
+        out for option in match.group(1).split("|")
+        for out in expansions(template[: match.start()] + option + template[match.end():])))
+
+
+def realise(template: str, slots: Mapping[str, object], rng: Rng) -> str:
+    """``template`` with its alternations chosen and its slots filled, then the alternations the slot
+    values carry: a table field can hold variants as data ("[a light layer|an extra layer] just in
+    case"), drawn from the same ``rng`` after the template's own. Harness arguments never hold them
+    (the loader refuses one), so a value is only varied where it is said."""
+    out = fill(expand(template, rng), slots)
+    return expand(out, rng) if "[" in out else out
+
+
 def fill(text: str, slots: Mapping[str, object]) -> str:
     """Substitute ``{slot}`` references; a missing slot is a programming error."""
 
@@ -123,7 +143,7 @@ def tidy(text: str, capitalize: bool = True) -> str:
 
 def render(template: str, slots: Mapping[str, object], seed: int) -> str:
     """Render ``template`` with alternation choices fixed by ``seed``."""
-    return tidy(fill(expand(template, np.random.default_rng(seed)), slots))
+    return tidy(realise(template, slots, np.random.default_rng(seed)))
 
 
 def render_rng(
@@ -131,7 +151,7 @@ def render_rng(
 ) -> str:
     """Pick a template from ``templates`` and render it, all with ``rng``."""
     template = pick(rng, templates)
-    return tidy(fill(expand(template, rng), slots or {}), capitalize)
+    return tidy(realise(template, slots or {}, rng), capitalize)
 
 
 def new_seed(rng: Rng) -> int:
@@ -171,7 +191,9 @@ def spoken_time(hour: int, minute: int = 0, style: int = 0) -> str:
     """A clock time as people say it, in one of five styles.
 
     0 "half past seven in the evening", 1 "7:30 in the evening", 2 "7:30",
-    3 "seven thirty", 4 "half past seven". Noon and midnight are always words.
+    3 "seven thirty", 4 "half past seven". Noon and midnight are always words. Where people
+    say the same time more than one way ("seven o'clock in the evening", "seven in the evening"), the text holds
+    the ways as an ``[a|b]`` alternation, chosen where it is said (``realise``).
     """
     hour %= 24
     h12 = hour % 12 or 12
@@ -198,16 +220,20 @@ def spoken_time(hour: int, minute: int = 0, style: int = 0) -> str:
     else:
         words = f"{word} {number_words(minute) if minute >= 10 else 'oh ' + number_words(minute)}"
     if style == 0:
+        if minute == 0:
+            return f"[{word}|{word} o'clock] {part}"
+        if minute in (15, 30, 45):   # "a quarter to four" is also "three forty-five"
+            return f"[{words}|{word} {number_words(minute)}] {part}"
         return f"{words} {part}"
     if style == 1:
-        return f"{digits} {part}"
+        return f"[{h12} o'clock|{h12}] {part}" if minute == 0 else f"{digits} {part}"
     if style == 2:
         return digits
     return words
 
 
 def money(amount: float) -> str:
-    """Spoken money: "24 dollars", "12 dollars and 50 cents"."""
+    """Spoken money: "24 dollars", "12 dollars and 50 cents" (or "12 dollars 50", chosen where it is said)."""
     cents_total = int(round(amount * 100))
     dollars, cents = divmod(cents_total, 100)
     unit = "dollar" if dollars == 1 else "dollars"
@@ -215,7 +241,9 @@ def money(amount: float) -> str:
         return f"{dollars:,} {unit}"
     if dollars == 0:
         return f"{cents} cents"
-    return f"{dollars:,} {unit} and {cents} cents"
+    if cents < 10:
+        return f"{dollars:,} {unit} and {cents} cents"
+    return f"[{dollars:,} {unit} and {cents} cents|{dollars:,} {unit} {cents}]"
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

@@ -503,6 +503,18 @@ def _args_template(where: str, template: str, allowed: frozenset[str]) -> None:
     check_template(where, template, allowed)
 
 
+def _no_varied_arguments(b: _Builder, where: str, sp: model.DelegationSpec) -> None:
+    """A slot a harness argument names takes one value: its variants ("[a|b]") are for speech only."""
+    used = {m.group(1) for t in (*sp.args.values(), *(sp.undo or {}).values()) for m in re.finditer(r"\{(\w+)\}", t)}
+    for name in sorted(used & set(sp.slots)):
+        s = sp.slots[name]
+        values = b.lists.get(s.list_, ()) if s.list_ is not None else s.values or ()
+        varied = [v for v in values if isinstance(v, str) and set(v) & set("[]|")]
+        if varied:
+            raise BankError(f"{where}: harness arguments ['{name}'] take slot {name!r}, whose value {varied[0]!r} "
+                            "has alternations (a harness argument takes one value)")
+
+
 def _reader(b: _Builder, where: str, spec: model.DelegationSpec) -> Callable[[Rng, Result, Slots], dict[str, object]]:
     read = spec.read if isinstance(spec.read, model.Reader) else model.Reader(fn=spec.read)
     fn = b.function(f"{where} read", read.fn)
@@ -524,6 +536,7 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
         _args_template(f"{where} args {key!r}", t, names)
     for key, t in (sp.undo or {}).items():
         _args_template(f"{where} undo {key!r}", t, names)
+    _no_varied_arguments(b, where, sp)
     _check_list(f"{where} user", sp.user, names)
     _check_list(f"{where} ack", sp.ack, names)
     _check_list(f"{where} short", sp.short, names)
@@ -575,6 +588,9 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
             _check_renders(f"{where} revision {r.slot!r} ack", r.ack, rev_ctx)
         # the call runs on a fresh harness, and its reader finds only declared facts, enough for a main part
         call = spec.call(base)
+        varied = sorted(k for k, v in call.args.items() if set(v) & set("[]|"))
+        if varied:   # a slot value's variants are for speech; the harness takes one value
+            raise BankError(f"{where}: harness arguments {varied} take a slot value with alternations: {dict(call.args)}")
         state = HarnessState()
         status, text, fields = execute(call, state)
         if status != "ok":

@@ -90,26 +90,51 @@ CLIMATE: dict[str, str] = {
 
 
 class Condition(NamedTuple):
-    phrase: str
+    """A kind of weather: the service words it in one of ``phrases`` (the first names it), and
+    ``gear`` says what to take; its ``[a|b]`` variants are chosen where it is said."""
+
+    phrases: tuple[str, ...]
     rain: tuple[int, int]
     gear: str
     good: bool
 
+    @property
+    def name(self) -> str:
+        return self.phrases[0]
+
 
 CONDITIONS: tuple[Condition, ...] = (
-    Condition("clear skies", (0, 10), "sunglasses and some sunscreen", True),
-    Condition("bright sunshine", (0, 5), "a hat and plenty of water", True),
-    Condition("a mix of sun and cloud", (10, 25), "a light layer just in case", True),
-    Condition("mostly cloudy skies", (15, 30), "a light jacket", True),
-    Condition("light rain on and off", (50, 70), "an umbrella", False),
-    Condition("steady rain for most of the day", (80, 95), "a proper raincoat and waterproof shoes", False),
-    Condition("scattered showers in the afternoon", (40, 60), "a compact umbrella", False),
-    Condition("a chance of thunderstorms later on", (40, 70), "a rain jacket", False),
-    Condition("morning fog that should lift by midday", (5, 20), "an extra layer for the morning", True),
-    Condition("light snow", (60, 80), "warm boots and gloves", False),
-    Condition("strong winds and low cloud", (20, 40), "a windproof jacket", False),
-    Condition("sunny spells with a light breeze", (5, 15), "sunscreen and a light top layer", True),
+    Condition(("clear skies", "clear blue skies all day", "a cloudless day"), (0, 10),
+              "[sunglasses and some sunscreen|sunscreen and a pair of sunglasses]", True),
+    Condition(("bright sunshine", "plenty of sunshine", "hot sun from morning to evening"), (0, 5),
+              "[a hat and plenty of water|a sun hat and a full water bottle]", True),
+    Condition(("a mix of sun and cloud", "sunny intervals between the clouds", "some sun and some cloud"), (10, 25),
+              "[a light layer just in case|an extra layer in case it turns]", True),
+    Condition(("mostly cloudy skies", "a grey overcast day", "thick cloud with the odd bright patch"), (15, 30),
+              "[a light jacket|a thin jacket]", True),
+    Condition(("light rain on and off", "patchy drizzle through the day", "the odd light shower"), (50, 70),
+              "[an umbrella|a small umbrella]", False),
+    Condition(("steady rain for most of the day", "a wet day with rain setting in early", "persistent rain"), (80, 95),
+              "[a proper raincoat and waterproof shoes|a good raincoat and shoes that keep the water out]", False),
+    Condition(("scattered showers in the afternoon", "showers breaking out in the afternoon", "showers later in the day"),
+              (40, 60), "[a compact umbrella|a folding umbrella]", False),
+    Condition(("a chance of thunderstorms later on", "thundery showers building later", "a risk of storms by evening"),
+              (40, 70), "[a rain jacket|a waterproof jacket]", False),
+    Condition(("morning fog that should lift by midday", "a foggy morning clearing around noon", "early mist and fog"),
+              (5, 20), "[an extra layer for the morning|something warm for the foggy start]", True),
+    Condition(("light snow", "a few snow flurries", "light snowfall on and off"), (60, 80),
+              "[warm boots and gloves|gloves and boots with a good grip]", False),
+    Condition(("strong winds and low cloud", "gusty winds under low cloud", "a blustery grey day"), (20, 40),
+              "[a windproof jacket|a jacket that keeps the wind out]", False),
+    Condition(("sunny spells with a light breeze", "bright spells and a gentle breeze", "sunshine with a soft breeze"),
+              (5, 15), "[sunscreen and a light top layer|sunscreen and a light top]", True),
 )
+
+
+def condition_named(phrase: str) -> Condition | None:
+    """The condition the service words as ``phrase`` (None for a phrase it never uses)."""
+    return next((c for c in CONDITIONS if phrase in c.phrases), None)
+
 
 # the day's high (degrees Celsius) is drawn uniformly from its climate's range
 HIGH_RANGE = {"cold": (-2, 14), "mild": (12, 24), "hot": (22, 36), "wet": (7, 18)}
@@ -128,28 +153,33 @@ def degrees(n: int) -> str:
 
 # What a forecast means for the listener, as functions of the values the result text states, so a
 # relay can give the same advice from what it has read (DESIGN §2 rule 6) as an answer from the model.
+# Each is said in one of its [a|b] variants, chosen where it is said (generators/banks/engine.realise).
 
 
 def wind_desc(wind: int) -> str:
-    return "fairly calm" if wind < 12 else "a little breezy" if wind < 25 else "quite windy" if wind < 35 else "very windy"
+    return ("[fairly calm|pretty still]" if wind < 12 else "[a little breezy|a bit breezy]" if wind < 25
+            else "[quite windy|fairly windy]" if wind < 35 else "[very windy|really windy]")
 
 
 def rain_comment(rain: int) -> str:
     if rain < 25:
-        return "you can probably leave the umbrella at home"
+        return ("[you can probably leave the umbrella at home|you probably won't need an umbrella"
+                "|an umbrella can most likely stay at home]")
     if rain < 60:
-        return "it's worth keeping an umbrella handy"
-    return "you should plan on getting wet at some point"
+        return "[it's worth keeping an umbrella handy|an umbrella in your bag is a good idea|it's wise to carry an umbrella]"
+    return "[you should plan on getting wet at some point|expect to get rained on at some point|you'll want to be ready for rain]"
 
 
 def layer_for(evening: int) -> str:
     """What to wear for an evening at ``evening`` degrees."""
-    return "a warm coat" if evening <= 5 else "a sweater" if evening <= 14 else "just a light shirt"
+    return ("[a warm coat|a proper winter coat]" if evening <= 5 else "[a sweater|a jumper]" if evening <= 14
+            else "[just a light shirt|nothing more than a light shirt]")
 
 
 def gear_for(cond: str) -> str | None:
     """What to take for the condition phrase ``cond`` (None for a phrase the model does not know)."""
-    return next((c.gear for c in CONDITIONS if c.phrase == cond), None)
+    c = condition_named(cond)
+    return None if c is None else c.gear
 
 
 def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
@@ -162,12 +192,12 @@ def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
     r = stable_rng(int(seed), city, bare)
     lo, hi = HIGH_RANGE[CLIMATE[city]]
     high = int(r.integers(lo, hi + 1))
-    pool = [c for c in CONDITIONS if (c.phrase != "light snow" or high <= 4)]
+    pool = [c for c in CONDITIONS if (c.name != "light snow" or high <= 4)]
     cond = pool[int(r.integers(len(pool)))]
     low = high - int(r.integers(4, 11))
     rain = max(5, 5 * (int(r.integers(cond.rain[0], cond.rain[1] + 1)) // 5))
     wind = int(r.integers(5, 46))
-    if cond.phrase.startswith("strong winds"):
+    if cond.name.startswith("strong winds"):
         wind = max(wind, 38)
     gust = wind + int(r.integers(10, 26))
     evening = low + int(r.integers(1, 4))
@@ -179,12 +209,13 @@ def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
     else:
         verdict = "isn't ideal"
         fit = "could be tricky"
+    phrase = cond.phrases[int(r.integers(len(cond.phrases)))]   # drawn last: the values stay as they were
     return {
         "high_n": high,
         "low_n": low,
         "day": bare,
         "day_on": on,
-        "cond": cond.phrase,
+        "cond": phrase,
         "gear": cond.gear,
         "high": degrees(high),
         "low": degrees(low),

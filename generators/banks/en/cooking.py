@@ -75,8 +75,8 @@ def cooking_prep(s: Slots, data: BankData) -> Slots:
         "cost": money(p.cost * n), "unit_cost": money(p.cost), "keeps_w": number_words(p.keeps),
         "freeze": freeze, "freeze_w": number_words(freeze), "portions_w": number_words(n),
         "hours": "about an hour" if n <= 5 else "about an hour and a half",
-        "freeze_note": (f"you'll want to freeze {number_words(freeze)} of them and thaw one the night before"
-                        if freeze else "you won't need to freeze any of them"),
+        "freeze_note": (f"[you'll want to freeze {number_words(freeze)} of them and thaw one the night before|freeze {number_words(freeze)} of them and move one to the fridge the night before]"
+                        if freeze else "[you won't need to freeze any of them|none of them need to go in the freezer|the fridge will hold them all]"),
     }
 
 

@@ -35,9 +35,9 @@ def finance_budget(s: Slots, data: BankData) -> Slots:
     save = income * 0.2
     rent_share = round(100 * rent / income)
     rent_note = (
-        "which leaves good room for the other essentials" if rent_share <= 30 else
-        "which is on the high side, so the other needs have to be lean" if rent_share <= 50 else
-        "which is more than the whole needs bucket, so we'd need to trim the wants"
+        "[which leaves good room for the other essentials|so there's plenty left for everything else you need]" if rent_share <= 30 else
+        "[which is on the high side, so the other needs have to be lean|which is a big slice, so the other essentials need to stay tight]" if rent_share <= 50 else
+        "[which is more than the whole needs bucket, so we'd need to trim the wants|which already eats the whole needs share, so the wants have to shrink]"
     )
     return {
         "income_s": f"{income:,}",

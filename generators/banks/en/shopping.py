@@ -15,9 +15,9 @@ def shopping_product(s: Slots, data: BankData) -> Slots:
     mid = (p.low + p.high) / 2
     tier = "entry level" if budget < p.low + (p.high - p.low) * 0.25 else "mid range" if budget < mid else "premium"
     advice = {
-        "entry level": "you'll get the basics, so focus on the one feature that matters most to you",
-        "mid range": "you're in the sweet spot where quality jumps without paying for the brand",
-        "premium": "you can afford the top models, so don't let a salesperson push you past your budget",
+        "entry level": "[you'll get the basics, so focus on the one feature that matters most to you|it covers the essentials, so pick the one feature you care about most|expect the basics, so put your money on the feature you'd miss most]",
+        "mid range": "[you're in the sweet spot where quality jumps without paying for the brand|that's the range where you get real quality without a brand markup|you get most of the quality of the expensive ones for a lot less]",
+        "premium": "[you can afford the top models, so don't let a salesperson push you past your budget|the best models are within reach, just don't get talked into spending more|that opens up the top of the range, so stick to your limit in the shop]",
     }[tier]
     name = p.name.removeprefix("pair of ")
     return {
@@ -45,9 +45,9 @@ def shopping_gift(s: Slots, data: BankData) -> Slots:
     b = within[1] if len(within) > 1 else (over[0] if over else within[0])
     left = budget - a[1]
     if left >= 5:
-        left_note = f"that leaves about {left} dollars for a card and wrapping paper"
+        left_note = f"[that leaves about {left} dollars for a card and wrapping paper|you'd still have about {left} dollars for wrapping and a card|about {left} dollars are left over for the wrapping]"
     else:
-        left_note = f"that uses up pretty much all of the {budget} dollars"
+        left_note = f"[that uses up pretty much all of the {budget} dollars|that takes nearly the whole {budget} dollars]"
     return {
         "left_note": left_note,
         "gift1": a[0],

@@ -25,7 +25,9 @@ def travel_plan(s: Slots, data: BankData) -> Slots:
     season_weather = (
         "cold and often grey", "cool and changeable", "pleasantly warm", "hot and sunny"
     )[warm]
-    pack = ("a warm coat and gloves", "layers and a rain jacket", "light layers and comfortable shoes", "light clothes, a hat and sunscreen")[warm]
+    pack = ("[a warm coat and gloves|a thick coat, a hat and gloves]", "[layers and a rain jacket|a waterproof and a few warm layers]",
+            "[light layers and comfortable shoes|a few light layers and good walking shoes]",
+            "[light clothes, a hat and sunscreen|breathable clothes, sunscreen and a sun hat]")[warm]
     days_comment = (
         "just enough for the highlights" if n <= 3 else "a comfortable amount of time" if n <= 5 else "plenty of time to slow down"
     )
@@ -103,7 +105,7 @@ def travel_jetlag(s: Slots, data: BankData) -> Slots:
     days = max(1, hours if east else math.ceil(hours * 2 / 3))
     shift = min(3, max(1, hours // 3))
     if hours == 0:
-        direction = "there's no real time difference"
+        direction = "[there's no real time difference|the clocks are about the same]"
     else:
         direction = f"{b} is about {number_words(clock)} {'hour' if clock == 1 else 'hours'} {'ahead of' if diff > 0 else 'behind'} {a}"
     return {
@@ -111,7 +113,8 @@ def travel_jetlag(s: Slots, data: BankData) -> Slots:
         "hours": hours, "hours_w": number_words(hours), "direction": direction,
         "days": days, "days_w": number_words(days), "days_s": "a day" if days == 1 else f"{days} days", "shift": shift, "shift_w": number_words(shift),
         "way": "east" if east else "west",
-        "sleep_tip": "go to bed an hour earlier each night" if east else "stay up an hour later each night",
+        "sleep_tip": ("[go to bed an hour earlier each night|shift your bedtime an hour earlier every night]" if east
+                      else "[stay up an hour later each night|push your bedtime an hour later every night]"),
         "light": "morning light" if east else "late afternoon light",
     }
 

@@ -52,15 +52,15 @@ def weather_wear(s: Slots, data: BankData) -> Slots:
     rain = int(w["rain"])  # type: ignore[arg-type]
     wind = int(w["wind"])  # type: ignore[arg-type]
     if high <= 4:
-        top, bottom, shoes = "a thermal base layer, a thick jumper and a padded coat", "lined trousers", "insulated boots"
+        top, bottom, shoes = "[a thermal base layer, a thick jumper and a padded coat|a warm base layer under a heavy jumper and a padded coat]", "[lined trousers|thick trousers]", "[insulated boots|warm boots]"
     elif high <= 12:
-        top, bottom, shoes = "a long sleeve top with a warm jumper", "jeans or chinos", "closed shoes or ankle boots"
+        top, bottom, shoes = "[a long sleeve top with a warm jumper|a jumper over a long sleeve top]", "[jeans or chinos|chinos or jeans]", "[closed shoes or ankle boots|ankle boots]"
     elif high <= 19:
-        top, bottom, shoes = "a light long sleeve shirt and a thin jacket", "jeans", "trainers"
+        top, bottom, shoes = "[a light long sleeve shirt and a thin jacket|a thin jacket over a long sleeve shirt]", "jeans", "[trainers|sneakers]"
     elif high <= 26:
-        top, bottom, shoes = "a T-shirt with a light overshirt", "light trousers or a skirt", "comfortable trainers"
+        top, bottom, shoes = "[a T-shirt with a light overshirt|a T-shirt and a light overshirt]", "[light trousers or a skirt|a skirt or light trousers]", "[comfortable trainers|comfy trainers]"
     else:
-        top, bottom, shoes = "a loose linen shirt or a vest top", "shorts or a light dress", "sandals"
+        top, bottom, shoes = "[a loose linen shirt or a vest top|a vest top or a loose linen shirt]", "[shorts or a light dress|a light dress or shorts]", "[sandals|sandals or flip-flops]"
     extra = (
         "a waterproof jacket" if rain >= 60 else "a small umbrella" if rain >= 35
         else "a scarf against the wind" if wind >= 30 else "sunglasses"

@@ -7,6 +7,8 @@ way, so every number said is one the result states (DESIGN §2 rule 6).
 
 from __future__ import annotations
 
+from generators.harness.weather import condition_named
+
 from ..delegations import Result
 from ..engine import Rng, Slots
 from ..loader import BankData
@@ -35,8 +37,9 @@ def read_weather_zh(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str
     found = forecast_values(res)
     out: dict[str, object] = {}
     phrases = data.tables["weather_phrases"]
-    if "cond" in found and found["cond"] in phrases.keys():
-        row = phrases[found["cond"]]
+    cond = condition_named(str(found["cond"])) if "cond" in found else None   # any wording of it
+    if cond is not None and cond.name in phrases.keys():
+        row = phrases[cond.name]
         out["cond"], out["gear"] = row.zh, row.gear
     for key in ("low", "high", "evening"):
         if key in found:

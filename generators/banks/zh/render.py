@@ -5,7 +5,7 @@ applies to Chinese. Here instead: no spaces between Han characters or around ful
 (a space stays only between two Latin words), ASCII marks after Han text become full-width,
 and a run of marks left by an empty alternation option ("好的，。", "，，") collapses to one.
 
-A template renders as ``tidy_zh(fill(expand(template, rng), slots))``, the same composition as
+A template renders as ``tidy_zh(realise(template, slots, rng))``, the same composition as
 the engine's ``render`` with the per-language tidy swapped in. ``RULES`` is what the folder tells
 the loader (generators/banks/rules.py).
 """
@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..engine import Rng, expand, fill, pick
+from ..engine import Rng, pick, realise
 from ..rules import Rules
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3007"
@@ -55,12 +55,12 @@ def tidy_zh(text: str) -> str:
 
 def render_zh(template: str, slots: Mapping[str, object], seed: int) -> str:
     """``template`` with its alternation choices fixed by ``seed`` (as the engine's ``render``)."""
-    return tidy_zh(fill(expand(template, np.random.default_rng(seed)), slots))
+    return tidy_zh(realise(template, slots, np.random.default_rng(seed)))
 
 
 def render_rng_zh(rng: Rng, templates: Sequence[str], slots: Mapping[str, object] | None = None) -> str:
     """Pick one of ``templates`` and render it, all with ``rng`` (as the engine's ``render_rng``)."""
-    return tidy_zh(fill(expand(pick(rng, templates), rng), slots or {}))
+    return tidy_zh(realise(pick(rng, templates), slots or {}, rng))
 
 
 def _tidy(text: str, capitalize: bool = True) -> str:
