@@ -241,7 +241,7 @@ def money(amount: float) -> str:
         return f"{dollars:,} {unit}"
     if dollars == 0:
         return f"{cents} cents"
-    if cents < 10:
+    if cents < 10 or dollars < 2:   # "1 dollar 62" and "3 dollars 5" are not how it is said
         return f"{dollars:,} {unit} and {cents} cents"
     return f"[{dollars:,} {unit} and {cents} cents|{dollars:,} {unit} {cents}]"
 
