@@ -135,6 +135,8 @@ def test_tables_are_plain_text() -> None:
 _MONEY = re.compile(r"(\d[\d,]*) dollars?(?: and (\d+) cents)?|(\d+) cents")
 _NUMBER = re.compile(r"(?<![\w.])(minus )?(\d[\d,]*(?:\.\d+)?)(?![\w:])")
 _CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2} o'clock\b")
+# a clock time said with its part of the day ("1 in the afternoon"); in a weather text that is a temperature
+_HOUR_OF_DAY = re.compile(r"\b\d{1,2}(?= (?:in the (?:morning|afternoon|evening)|at night)\b)")
 
 
 def amounts(text: str) -> list[Decimal]:
@@ -192,7 +194,7 @@ def test_relayed_numbers_all_come_from_the_result_or_the_request() -> None:
             # harness fields are not read (rule 6): a weather relay's numbers are all in its text
             if ex.status == "ok" and spec.tool in ("calculator", "unit_convert"):
                 source.append(Decimal(str(ex.fields["value"])))
-            for n in numbers(said):
+            for n in numbers(said if spec.tool == "weather" else _HOUR_OF_DAY.sub(" ", said)):
                 places = -n.as_tuple().exponent if n.as_tuple().exponent < 0 else 0
                 tol = Decimal(1).scaleb(-places) / 2
                 assert any(abs(n - s) <= tol + Decimal("1e-9") for s in source), (spec.name, n, ex.text, said)

@@ -375,8 +375,7 @@ def test_spoken_times_and_numbers() -> None:
     assert spoken_time(7, 15, 2) == "7:15"
     assert spoken_time(12, 0, 0) == "noon"
     assert spoken_time(22, 45, 4) == "a quarter to eleven"
-    assert expansions(money(12.5)) == ("12 dollars and 50 cents", "12 dollars 50")
-    assert money(3.05) == "3 dollars and 5 cents"
+    assert money(12.5) == "12 dollars and 50 cents"
     assert money(1) == "1 dollar"
     # a slot value's alternations are chosen where it is said, from the same generator
     said = {realise("Be there at {t}.", {"t": spoken_time(19, 30, 0)}, np.random.default_rng(s)) for s in range(20)}

@@ -233,7 +233,7 @@ def spoken_time(hour: int, minute: int = 0, style: int = 0) -> str:
 
 
 def money(amount: float) -> str:
-    """Spoken money: "24 dollars", "12 dollars and 50 cents" (or "12 dollars 50", chosen where it is said)."""
+    """Spoken money: "24 dollars", "12 dollars and 50 cents"."""
     cents_total = int(round(amount * 100))
     dollars, cents = divmod(cents_total, 100)
     unit = "dollar" if dollars == 1 else "dollars"
@@ -241,9 +241,7 @@ def money(amount: float) -> str:
         return f"{dollars:,} {unit}"
     if dollars == 0:
         return f"{cents} cents"
-    if cents < 10 or dollars < 2:   # "1 dollar 62" and "3 dollars 5" are not how it is said
-        return f"{dollars:,} {unit} and {cents} cents"
-    return f"[{dollars:,} {unit} and {cents} cents|{dollars:,} {unit} {cents}]"
+    return f"{dollars:,} {unit} and {cents} cents"
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

@@ -124,7 +124,7 @@ CONDITIONS: tuple[Condition, ...] = (
               (5, 20), "[an extra layer for the morning|something warm for the foggy start]", True),
     Condition(("light snow", "a few snow flurries", "light snowfall on and off"), (60, 80),
               "[warm boots and gloves|gloves and boots with a good grip]", False),
-    Condition(("strong winds and low cloud", "gusty winds under low cloud", "a blustery grey day"), (20, 40),
+    Condition(("strong winds and low cloud", "blustery winds under low cloud", "a blustery grey day"), (20, 40),
               "[a windproof jacket|a jacket that keeps the wind out]", False),
     Condition(("sunny spells with a light breeze", "bright spells and a gentle breeze", "sunshine with a soft breeze"),
               (5, 15), "[sunscreen and a light top layer|sunscreen and a light top]", True),
