@@ -68,11 +68,13 @@ def test_gone_is_said_only_after_the_harness_said_so(rows):
         said = [t for t in r.events if t.kind == EventKind.ASSISTANT_TURN and attrs[t.id].get("ref") == task]
         assert len(said) == 1 and attrs[said[0].id]["trigger"] == Trigger.BACKEND, r.id
         assert said[0].start_s > removed[0].start_s
-        # before that turn, no assistant turn after the user's cancel claims it is gone
+        # before that turn, no assistant turn after the user's cancel claims it is gone (a promise,
+        # "I'm having the booking removed", is what the ack that sends the delete says)
         cancel_asked = [t for t in r.events if t.kind == EventKind.USER_TURN][1].start_s
         earlier = [t.text for t in r.events if t.kind == EventKind.ASSISTANT_TURN
                    and cancel_asked < t.start_s < said[0].start_s]
-        assert not any(w in x for x in earlier for w in ("removed", "deleted", "is gone", "no longer", "删掉了", "删好了")), earlier
+        claims = ("has been", "is gone", "is off", "is deleted", "is cancelled", "no longer", "删掉了", "删好了", "已经删", "不在了")
+        assert not any(w in x for x in earlier for w in claims), earlier
 
 
 def test_rows_validate(rows):
