@@ -17,12 +17,13 @@ from pipeline.render import render_trajectory
 from pipeline.validate import validate_row
 from schemas.config import RunConfig
 from schemas.vocab import EventKind, Trigger
+from tests.generated import FAST_VOICES
 
 PER_LANGUAGE = 3
 
 
 def calendar_cancel_scripts(language: str, n: int) -> list:
-    cfg = RunConfig(language=language)
+    cfg = RunConfig(language=language, voices=FAST_VOICES)   # rendered with espeak below
     out = []
     for j in range(200):
         s = plan_trajectory(cfg, "delegation_cancel", trajectory_seed(7, j))
@@ -35,7 +36,7 @@ def calendar_cancel_scripts(language: str, n: int) -> list:
 
 @pytest.fixture(scope="module")
 def rows(espeak):
-    return [render_trajectory(cfg=RunConfig(language=lang), traj_id=f"{lang}-{i}", tts=espeak, script=s)
+    return [render_trajectory(cfg=RunConfig(language=lang, voices=FAST_VOICES), traj_id=f"{lang}-{i}", tts=espeak, script=s)
             for lang in ("en", "zh") for i, s in enumerate(calendar_cancel_scripts(lang, PER_LANGUAGE))]
 
 
