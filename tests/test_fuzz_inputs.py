@@ -40,7 +40,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from jobs.cli import main
-from schemas.config import SCENARIOS, Dist, Range, RunConfig, ScriptSourceConfig, ToolConfig, VisionConfig
+from schemas.config import SCENARIOS, Dist, Range, RunConfig, ScriptSourceConfig, ToolConfig, TwinsConfig, VisionConfig
 
 SEED = 1234
 CONFIG_LIMIT_S = 5.0       # a refusal is pydantic + a few stats; longer means something started Ray
@@ -210,6 +210,7 @@ DEFAULTS: dict[str, Any] = RunConfig().model_dump(mode="json")
 # (a source dumps only its own kind's fields, so the defaults of every field are read off the model)
 DEFAULTS.setdefault("script_source", {k: getattr(ScriptSourceConfig(), k) for k in ScriptSourceConfig.model_fields})
 DEFAULTS.setdefault("vision", VisionConfig().model_dump(mode="json"))
+DEFAULTS.setdefault("twins", TwinsConfig().model_dump(mode="json"))
 
 
 def _unwrap(ann: Any) -> Any:
