@@ -22,7 +22,11 @@ from generators import text_bank as tb
 from generators.banks.loader import load_language
 from generators.registry import DELEGATION_FAMILIES, plan_trajectory
 from schemas.config import RunConfig
-from schemas.decode_budget import DELEGATE_FRAME_STEPS, decode_steps_available, request_token_bound
+from schemas.decode_budget import (
+    DELEGATE_FRAME_STEPS,
+    decode_steps_available,
+    request_token_bound,
+)
 
 pytest.importorskip("minicpm_o5_sdk")
 from minicpm_o5_sdk.tokenizers.bundle import load_builtin_o45_fc_tokenizer
