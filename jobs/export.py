@@ -399,15 +399,15 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         raise ExportError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
     with output_lock(Store(out), "duplexsynth export"):
         check_output_folder(src, out, opts.overwrite)   # again, now that no other export can write here
-        _clear_folder(out)      # an earlier export (check_output_folder), never another folder
+        clear_folder(out)      # an earlier export (check_output_folder), never another folder
         try:
             return _export(src, out, opts, source, t0, progress)
         except BaseException:
-            _clear_folder(out)  # no half export a trainer could take for data; it held nothing else
+            clear_folder(out)  # no half export a trainer could take for data; it held nothing else
             raise
 
 
-def _clear_folder(out: Path) -> None:
+def clear_folder(out: Path) -> None:
     """Everything in `out` but the lock file (held by this process)."""
     for p in out.iterdir():
         if p.name == LOCK_NAME:

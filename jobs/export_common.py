@@ -25,7 +25,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,8 +33,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from jobs.dataset_reader import DatasetError, DatasetReader
-from jobs.export import ExportError, check_output_folder
-from jobs.lock import LOCK_NAME, output_lock
+from jobs.export import ExportError, check_output_folder, clear_folder
+from jobs.lock import output_lock
 from pipeline.io import Store, sha256_file
 from schemas.vocab import Role
 
@@ -132,6 +132,14 @@ def safe_name(row_id: str) -> str:
     return row_id
 
 
+def new_name(row_id: str, taken: Collection[str]) -> str:
+    """`safe_name`, refused when an earlier row of this export already took it (its files would be overwritten)."""
+    name = safe_name(row_id)
+    if name in taken:
+        raise RowFailed(f"id {name!r} appears twice in the source; its first row is exported")
+    return name
+
+
 def export_format(src: str | Path, out: str | Path, *, fmt: str, make_writer: Callable[[Path], FormatWriter],
                   overwrite: bool = False, allow_incomplete: bool = False,
                   progress: bool = False) -> ExportSummary:
@@ -220,13 +228,7 @@ def _write_json(path: Path, obj: Any) -> None:
 
 def _move_into(stage: Path, out: Path) -> None:
     """Empty `out` (an earlier export, checked; never the lock) and rename the staged entries into it."""
-    for p in out.iterdir():
-        if p.name == LOCK_NAME:
-            continue
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p)
-        else:
-            p.unlink()
+    clear_folder(out)
     entries = sorted(stage.iterdir(), key=lambda p: p.name == MANIFEST_NAME)   # the manifest last
     for p in entries:
         p.rename(out / p.name)

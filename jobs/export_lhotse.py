@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, channel_of, safe_name,
+from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, channel_of, new_name,
                                 session_audio, words_by_event)
 from schemas.language import language
 
@@ -116,9 +116,7 @@ class LhotseWriter:
         self.names: set[str] = set()
 
     def add(self, row: dict[str, Any]) -> None:
-        name = safe_name(row["id"])
-        if name in self.names:
-            raise RowFailed(f"id {name!r} appears twice in the source; its first row is exported")
+        name = new_name(row["id"], self.names)
         channels, sr = session_audio(row)
         duration_s = len(channels[ASSISTANT_CHANNEL]) / sr
         sups = supervisions(row, duration_s)

@@ -43,7 +43,7 @@ from jobs.export_common import (
     ASSISTANT_CHANNEL,
     USER_CHANNEL,
     RowFailed,
-    safe_name,
+    new_name,
     session_audio,
     words_by_event,
 )
@@ -113,9 +113,7 @@ class MiniCPMOWriter:
         self.names: list[str] = []
 
     def add(self, row: dict[str, Any]) -> None:
-        name = safe_name(row["id"])
-        if name in self.names:
-            raise RowFailed(f"id {name!r} appears twice in the source; its first row is exported")
+        name = new_name(row["id"], self.names)
         media = self.root / MEDIA_DIR / name
         media.mkdir()
         try:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, safe_name, session_audio, words_by_event
+from jobs.export_common import ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, new_name, session_audio, words_by_event
 from schemas.vocab import Role
 
 FORMAT = "duplexsynth-moshi-v1"
@@ -73,9 +73,7 @@ class MoshiWriter:
     def add(self, row: dict[str, Any]) -> None:
         import soundfile as sf
 
-        name = safe_name(row["id"])
-        if name in self.names:
-            raise RowFailed(f"id {name!r} appears twice in the source; its first row is exported")
+        name = new_name(row["id"], self.names)
         channels, sr = session_audio(row)
         duration_s = len(channels[ASSISTANT_CHANNEL]) / sr
         align = alignments(row, duration_s)
