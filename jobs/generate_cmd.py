@@ -36,15 +36,20 @@ def seconds(text: str) -> float:
     return v
 
 
-def add_run_args(p: argparse.ArgumentParser) -> None:
-    """The options that decide what a run makes (shared with `duplexsynth submit`)."""
+def add_plan_args(p: argparse.ArgumentParser) -> None:
+    """The options that decide which scripts a run plans (shared with `write-scripts`)."""
     p.add_argument("--config", help="YAML run config (default: embedded defaults)")
     p.add_argument("--preset", help="start from a bundled preset (schemas/presets: natural); --config merges over it")
     p.add_argument("--num", type=whole_number(1), help="number of trajectories")
     p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
     p.add_argument("--seed", type=whole_number(0), help="run seed (>= 0)")
     p.add_argument("--language", help="language of every trajectory (en, zh); a config's `languages` mixes them")
-    p.add_argument("--shard-size", type=whole_number(1), help="trajectories per shard")
+    p.add_argument("--shard-size", type=whole_number(1), help="trajectories per shard (an id names its shard)")
+
+
+def add_run_args(p: argparse.ArgumentParser) -> None:
+    """The options that decide what a run makes (shared with `duplexsynth submit`)."""
+    add_plan_args(p)
     p.add_argument("--force-new-run", action="store_true", help="discard an older run with another config")
 
 

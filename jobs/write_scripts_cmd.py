@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TextIO
 
-from jobs.generate_cmd import resolve_config, seconds, whole_number
+from jobs.generate_cmd import add_plan_args, resolve_config, seconds
 
 SCRIPTS_FILE = "scripts.jsonl"
 FAILED_FILE = "failed.jsonl"
@@ -27,14 +27,7 @@ FAILED_FILE = "failed.jsonl"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("write-scripts", help="plan scripts without audio into JSONL (preview a script source, "
                        "fill the LLM cache)")
-    p.add_argument("--config", help="YAML run config (default: embedded defaults)")
-    p.add_argument("--preset", help="start from a bundled preset (schemas/presets: natural); --config merges over it")
-    p.add_argument("--num", type=whole_number(1), help="number of trajectories")
-    p.add_argument("--scenario", nargs="+", help="only these scenario families (equal weights)")
-    p.add_argument("--seed", type=whole_number(0), help="run seed (>= 0)")
-    p.add_argument("--language", help="language of every trajectory (en, zh)")
-    p.add_argument("--shard-size", type=whole_number(1),
-                   help="trajectories per shard (an id names its shard, as generate's rows do)")
+    add_plan_args(p)
     p.add_argument("--out", required=True, help=f"local output folder ({SCRIPTS_FILE}, {FAILED_FILE}, llm_cache/)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines")
     p.add_argument("--progress-interval", type=seconds, default=2.0, help="seconds between progress lines (default 2)")
