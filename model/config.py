@@ -81,13 +81,60 @@ class LossWeights(_Strict):
 assert tuple(LossWeights.model_fields) == LOSS_CLASSES, "LossWeights fields must follow LOSS_CLASSES"
 
 
+RECIPE_UNIFIED, RECIPE_VENUS = "unified", "venus"
+
+
+class SpeechDecoderConfig(_Strict):
+    """The separate speech decoder of the venus recipe (model/speech_decoder.py).
+
+    It reads the LLM's last hidden states and token ids of a speaking unit (its <|speak|> and spoken
+    text) and predicts that unit's S3 tokens, as MiniCPM-o 4.5's TTS reads its LLM. In the venus
+    recipe it is frozen: loaded from `path` when given (a safetensors file, or a folder holding
+    speech_decoder.safetensors as `duplexsynth export-checkpoint` writes it), random-init otherwise.
+    """
+
+    path: str | None = None
+    hidden_size: int = Field(256, ge=8)
+    num_layers: int = Field(4, ge=1)
+    num_heads: int = Field(4, ge=1)
+    intermediate_size: int | None = Field(None, ge=1)   # None: 4 x hidden_size
+    max_cond_tokens: int = Field(64, ge=1)              # a unit's condition is cut to its last N tokens
+    max_speech_tokens: int = Field(50, ge=1)            # speech tokens per unit it can predict
+    normalize_projected_hidden: bool = True             # L2-normalise the projected LLM states (as MiniCPM-o)
+
+    @model_validator(mode="after")
+    def _heads(self) -> SpeechDecoderConfig:
+        if self.hidden_size % self.num_heads:
+            raise ValueError("hidden_size must be a multiple of num_heads")
+        return self
+
+
 class ModelConfig(_Strict):
+    """`recipe` says what the LLM learns to emit.
+
+    unified: the 6,561 S3 speech tokens are rows of the LLM vocabulary and speech is an LLM loss
+    class (the LLM decodes 25 extra tokens per second of speech). venus (Realtime-Venus, MiniCPM-o
+    4.5 lineage): the LLM vocabulary stops below the speech rows, the loader takes speech tokens out
+    of the LLM sequence (one export serves both recipes), and a separate `speech_decoder`, frozen,
+    turns the LLM's hidden states and text into speech tokens; only the LLM (and encoders) train.
+    """
+
+    recipe: Literal["unified", "venus"] = RECIPE_UNIFIED
     llm: LLMConfig
     audio: AudioConfig
     vision: VisionConfig | None = None
     projector_hidden: int | None = None     # None: the LLM hidden size
     loss_chunk_tokens: int = Field(4096, ge=1)  # lm_head + CE over this many target tokens at a time
     loss_weights: LossWeights = LossWeights()
+    speech_decoder: SpeechDecoderConfig | None = None   # venus only
+
+    @model_validator(mode="after")
+    def _recipe(self) -> ModelConfig:
+        if self.recipe == RECIPE_VENUS and self.speech_decoder is None:
+            raise ValueError("recipe venus needs a speech_decoder section (its dims, and `path` for trained weights)")
+        if self.recipe == RECIPE_UNIFIED and self.speech_decoder is not None:
+            raise ValueError("speech_decoder is for recipe venus; recipe unified predicts speech with the LM head")
+        return self
 
 
 class TrainConfig(_Strict):

@@ -26,7 +26,9 @@ import pyarrow.parquet as pq
 import torch
 
 from model import audio as fe
+from model.config import RECIPE_UNIFIED, RECIPE_VENUS
 from model.protocol import NOT_A_TARGET, ProtocolVocab, loss_classes
+from model.recipes import collate_speech, split_speech
 from schemas.errors import UsageError
 
 
@@ -59,7 +61,8 @@ class TrainSplit:
     LIGHT = ["id", "scenario", "num_units", "num_tokens", "repeat", "unit_offsets"]
 
     def __init__(self, path: str | Path, *, max_seq_len: int = 8192, seed: int = 0, shuffle_shard_group: int = 4,
-                 split: str = "train", cache_shards: int | None = None, image_size: int | None = None):
+                 split: str = "train", cache_shards: int | None = None, image_size: int | None = None,
+                 recipe: str = RECIPE_UNIFIED):
         self.dir = resolve_split_dir(path, split).resolve()
         self.info = json.loads((self.dir / "split.json").read_text())
         self.vocab = ProtocolVocab.load(self.dir / self.info["tokenizer"])
@@ -73,6 +76,7 @@ class TrainSplit:
         self.max_seq_len, self.seed, self.group = max_seq_len, seed, max(1, shuffle_shard_group)
         self.cache_shards = cache_shards or self.group + 1
         self.image_size = image_size
+        self.recipe = recipe      # venus: speech tokens leave the LLM sequence at load (model/recipes.py)
         self.items: list[Item] = []
         self.scenarios: list[list[str]] = []
         self.by_shard: list[np.ndarray] = []
@@ -176,6 +180,9 @@ class TrainSplit:
         b = int(offs[item.hi]) if item.hi < len(offs) else n_tok
         ids = t.column("input_ids")[r].values.to_numpy()[a:b]
         mask = t.column("loss_mask")[r].values.to_numpy()[a:b]
+        speech = None
+        if self.recipe == RECIPE_VENUS:
+            ids, mask, speech = split_speech(ids, mask, self.vocab)
         n_units = item.hi - item.lo
         if self.audio_format == "mel":
             shape = t.column("mel_shape")[r].as_py()
@@ -191,9 +198,12 @@ class TrainSplit:
                 raise DataError("these shards carry video frames but the model has no vision encoder "
                                 "(train an Omni config, or export rows without frames)")
             pixels = torch.stack([_pixels(f, self.image_size) for f in frames[item.lo:item.hi]])
-        return {"input_ids": ids, "loss_mask": mask, "loss_class": loss_classes(ids, mask, self.vocab),
-                "audio_features": feats, "pixel_values": pixels,
-                "num_units": n_units, "scenario": self.scenarios[item.shard][r], "item": item}
+        out = {"input_ids": ids, "loss_mask": mask, "loss_class": loss_classes(ids, mask, self.vocab),
+               "audio_features": feats, "pixel_values": pixels,
+               "num_units": n_units, "scenario": self.scenarios[item.shard][r], "item": item}
+        if speech is not None:
+            out["speech"] = speech
+        return out
 
 
 def _read_units(blob: bytes, lo: int, n: int, unit_s: float) -> np.ndarray:
@@ -234,7 +244,8 @@ def collate(samples: list[dict[str, Any]], pad_id: int = 0) -> dict[str, Any]:
         mask[i, :n] = torch.from_numpy(s["loss_mask"].astype(bool))
         cls[i, :n] = torch.from_numpy(s["loss_class"])
     pix = [s["pixel_values"] for s in samples if s["pixel_values"] is not None]
-    return {
+    speech = collate_speech(samples, T) if any("speech" in s for s in samples) else {}
+    return {**speech,
         "input_ids": ids, "attention_mask": att, "loss_mask": mask, "loss_class": cls,
         "audio_features": torch.cat([s["audio_features"] for s in samples]),
         "pixel_values": torch.cat(pix) if pix else None,

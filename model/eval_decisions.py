@@ -106,7 +106,8 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
     bf16 = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     spec = meta["spec"]
     image_size = (spec.model.vision.config or {}).get("image_size", 384) if spec.model.vision else None
-    split = TrainSplit(data, max_seq_len=spec.train.max_seq_len, split="val", image_size=image_size)
+    split = TrainSplit(data, max_seq_len=spec.train.max_seq_len, split="val", image_size=image_size,
+                       recipe=spec.model.recipe)
     if split.vocab.to_json()["ids"] != vocab.to_json()["ids"] or split.vocab.speech_offset != vocab.speech_offset:
         raise ValueError("the data was exported with a different tokenizer extension than the checkpoint's")
     per: dict[str, _Counts] = defaultdict(_Counts)

@@ -4,7 +4,8 @@ The token sequence (model/protocol.py) holds placeholder ids where audio and ima
 Audio: each unit's 100 mel frames run through the Whisper encoder on their own (50 positions),
 are average-pooled 5x to 10 embeddings and projected to the LLM width. Vision (Omni): each 1 fps
 frame runs through SigLIP, its patch grid is pooled to `tokens_per_frame` and projected. Speech
-tokens are ordinary rows of the extended vocabulary, predicted by the LM head.
+tokens are ordinary rows of the extended vocabulary, predicted by the LM head (recipe unified), or
+not in the LLM at all (recipe venus: model/recipes.py, the frozen model/speech_decoder.py).
 
 The loss is computed inside `forward` (so FSDP2's root hooks cover the LM head) and only at target
 positions, in chunks of `loss_chunk_tokens` recomputed in backward: with a ~158k vocabulary the
@@ -22,6 +23,8 @@ from torch.utils.checkpoint import checkpoint
 
 from model.config import AudioConfig, LLMConfig, ModelConfig, VisionConfig
 from model.protocol import AUDIO_PH, IMAGE_PH, LOSS_CLASSES, ProtocolVocab
+from model.recipes import llm_vocab_size
+from model.speech_decoder import build_speech_decoder
 
 
 def padded_vocab(vocab_size: int, multiple: int) -> int:
@@ -95,10 +98,10 @@ class DuplexModel(nn.Module):
     def __init__(self, cfg: ModelConfig, vocab: ProtocolVocab):
         super().__init__()
         self.cfg = cfg
-        self.vocab_size = vocab.vocab_size
+        self.vocab_size = llm_vocab_size(vocab, cfg.recipe)   # venus: no speech rows
         self.audio_ph = vocab[AUDIO_PH]
         self.image_ph = vocab[IMAGE_PH]
-        self.llm = build_llm(cfg.llm, vocab.vocab_size)
+        self.llm = build_llm(cfg.llm, self.vocab_size)
         d_llm = self.llm.config.hidden_size
         self.audio = build_audio_encoder(cfg.audio)
         self.audio_pool = cfg.audio.pool
@@ -111,6 +114,10 @@ class DuplexModel(nn.Module):
             self.vision = build_vision_encoder(cfg.vision)
             self.tokens_per_frame = cfg.vision.tokens_per_frame
             self.vision_proj = Projector(self.vision.config.hidden_size, hid, d_llm)
+        # recipe venus: the separate speech decoder, frozen (never in the optimizer, never reduced)
+        self.speech_decoder = None
+        if cfg.speech_decoder is not None:
+            self.speech_decoder = build_speech_decoder(cfg.speech_decoder, d_llm, self.vocab_size)
         self.checkpointing = False
 
     # ------------------------------------------------------------------ structure for FSDP / checkpointing
@@ -235,6 +242,8 @@ def count_parameters(model: nn.Module) -> dict[str, int]:
     parts = {"llm": model.llm, "audio": model.audio, "audio_proj": model.audio_proj}
     if model.vision is not None:
         parts.update(vision=model.vision, vision_proj=model.vision_proj)
+    if model.speech_decoder is not None:
+        parts.update(speech_decoder=model.speech_decoder)
     out = {k: sum(p.numel() for p in m.parameters()) for k, m in parts.items()}
     out["total"] = sum(out.values())
     return out

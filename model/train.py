@@ -146,6 +146,8 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
             if use_bf16(spec, env) else MixedPrecisionPolicy()
         for layer in model.encoder_layers() + model.decoder_layers():
             fully_shard(layer, mesh=mesh, mp_policy=mp)
+        if model.speech_decoder is not None:   # frozen, its own group: never gathered by a training step
+            fully_shard(model.speech_decoder, mesh=mesh, mp_policy=mp)
         fully_shard(model, mesh=mesh, mp_policy=mp)
     model.to(env.device)
     if mode == PARALLEL_DDP:
@@ -484,7 +486,7 @@ def open_val_split(data: str | Path, spec: RunSpec, image_size: int | None) -> T
     """The export's val split beside the train split `data` points at (TRAIN_DIR or TRAIN_DIR/train)."""
     try:
         return TrainSplit(resolve_split_dir(data).parent, max_seq_len=spec.train.max_seq_len, seed=spec.train.seed, split="val",
-                          image_size=image_size)
+                          image_size=image_size, recipe=spec.model.recipe)
     except DataError as err:
         raise TrainError(f"train.val_every is set but the export has no usable val split ({err}); export with "
                          "--val-fraction > 0 or unset val_every") from None
@@ -544,7 +546,7 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
     if spec.model.vision and image_size is None:
         image_size = 384
     split = TrainSplit(args.data, max_seq_len=t.max_seq_len, seed=t.seed, shuffle_shard_group=t.shuffle_shard_group,
-                       image_size=image_size)
+                       image_size=image_size, recipe=spec.model.recipe)
     val = open_val_split(args.data, spec, image_size) if t.val_every else None
     protocol_path = split.dir / split.info["tokenizer"]
     vocab = split.vocab

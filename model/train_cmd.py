@@ -1,4 +1,4 @@
-"""`duplexsynth train` and `duplexsynth eval-decisions`."""
+"""`duplexsynth train`, `duplexsynth eval-decisions` and `duplexsynth export-checkpoint`."""
 from __future__ import annotations
 
 import argparse
@@ -36,6 +36,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--out", default=None, help="also write the report as JSON here")
     e.add_argument("--max-samples", type=int, default=None)
     e.set_defaults(func=_eval)
+
+    x = subparsers.add_parser(
+        "export-checkpoint", help="a trained checkpoint as safetensors that transformers loads",
+        description="Consolidate a DCP checkpoint on the CPU: config.json + model.safetensors "
+                    "(AutoModelForCausalLM loads the LLM), one safetensors file per other component "
+                    "(name map in duplexsynth_components.json), and the run's tokenizer.")
+    x.add_argument("checkpoint", help="checkpoint folder (OUT/checkpoints/step-...) or a run OUT (uses latest)")
+    x.add_argument("--out", required=True, help="output folder (must not exist or be empty)")
+    x.set_defaults(func=_export_checkpoint)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -77,3 +86,9 @@ def _eval(args: argparse.Namespace) -> int:
     from model.eval_decisions import run
 
     return run(args)
+
+
+def _export_checkpoint(args: argparse.Namespace) -> int:
+    from model.export_hf import run
+
+    return run(args.checkpoint, args.out)

@@ -1,0 +1,143 @@
+"""The venus recipe's separate speech decoder: LLM states + text of a speaking unit -> S3 tokens.
+
+Shaped after how MiniCPM-o 4.5's TTS reads its LLM (its `hidden_text_merge` condition): per
+condition token, a text embedding of the LLM's token id plus a projection of the LLM's last hidden
+state (L2-normalised), then a text-end and an audio-begin embedding, then the unit's speech codes
+teacher-forced through a small causal transformer that predicts the next code. It never sees the
+LLM's vocabulary rows for speech (there are none in venus) and the LLM never decodes its tokens.
+
+Batches are left-padded so every unit's speech part ends at the same position; a padded query may
+attend to itself only, so no row of the attention is empty.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from model.config import SpeechDecoderConfig
+from model.protocol import SPEECH_CODEBOOK
+from model.recipes import PAD
+
+WEIGHTS_FILE = "speech_decoder.safetensors"
+
+
+class _Block(nn.Module):
+    """Pre-norm transformer block (causal self-attention + GELU MLP)."""
+
+    def __init__(self, d: int, heads: int, ffn: int):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.norm2 = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, ffn)
+        self.fc2 = nn.Linear(ffn, d)
+
+    def forward(self, x: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+        n, t, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).view(n, t, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed.unsqueeze(1))
+        x = x + self.out(a.transpose(1, 2).reshape(n, t, d))
+        return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class SpeechDecoder(nn.Module):
+    """Predicts each speaking unit's speech codes from the LLM's states and token ids at its
+    condition positions (model/recipes.split_speech)."""
+
+    def __init__(self, cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int):
+        super().__init__()
+        self.cfg = cfg
+        d = cfg.hidden_size
+        self.emb_text = nn.Embedding(text_vocab, d)
+        self.projector_semantic = nn.Sequential(nn.Linear(d_llm, d), nn.GELU(), nn.Linear(d, d))
+        self.boundary = nn.Parameter(torch.randn(2, d) * 0.02)        # text end, audio begin
+        self.emb_code = nn.Embedding(SPEECH_CODEBOOK, d)
+        self.emb_pos = nn.Embedding(cfg.max_cond_tokens + 2 + cfg.max_speech_tokens, d)
+        self.layers = nn.ModuleList(_Block(d, cfg.num_heads, cfg.intermediate_size or 4 * d)
+                                    for _ in range(cfg.num_layers))
+        self.norm = nn.LayerNorm(d)
+        self.head_code = nn.Linear(d, SPEECH_CODEBOOK, bias=False)
+
+    def condition(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+        """[N, L, d] condition embeddings (left-aligned, PAD rows zero) and their validity [N, L]."""
+        pos = speech_pos[:, -self.cfg.max_cond_tokens:]
+        valid = pos != PAD
+        at = pos.clamp(min=0)
+        h = hidden.reshape(-1, hidden.shape[-1])[at]
+        proj = self.projector_semantic(h.to(self.emb_text.weight.dtype))
+        if self.cfg.normalize_projected_hidden:
+            proj = F.normalize(proj, p=2, dim=-1)
+        cond = self.emb_text(input_ids.reshape(-1)[at]) + proj
+        return cond * valid.unsqueeze(-1), valid
+
+    def forward(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
+                speech_codes: torch.Tensor) -> torch.Tensor:
+        """Logits [N, S, SPEECH_CODEBOOK] of each unit's codes (teacher-forced)."""
+        n, s = speech_codes.shape
+        if s > self.cfg.max_speech_tokens:
+            raise ValueError(f"{s} speech tokens per unit > speech_decoder.max_speech_tokens {self.cfg.max_speech_tokens}")
+        cond, valid = self.condition(hidden, input_ids, speech_pos)
+        # right-aligned condition (left padding): move each row's valid tokens to its end
+        order = torch.argsort(valid.int(), dim=1, stable=True)
+        cond, valid = cond.gather(1, order.unsqueeze(-1).expand_as(cond)), valid.gather(1, order)
+        prev = self.emb_code(speech_codes[:, :-1].clamp(min=0))
+        x = torch.cat([cond, self.boundary.expand(n, 2, -1), prev], dim=1)
+        ok = torch.cat([valid, valid.new_ones(n, 1 + s)], dim=1)               # [N, T]
+        t = x.shape[1]
+        x = x + self.emb_pos((ok.long().cumsum(1) - 1).clamp(min=0))
+        causal = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        allowed = (causal & ok.unsqueeze(1)) | torch.eye(t, dtype=torch.bool, device=x.device)
+        for layer in self.layers:
+            x = layer(x, allowed)
+        return self.head_code(self.norm(x[:, -s:])).float()
+
+    def loss(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
+             speech_codes: torch.Tensor) -> tuple[torch.Tensor, int]:
+        """(cross-entropy sum, number of codes) over the batch's speech codes."""
+        if speech_codes.numel() == 0:
+            return hidden.new_zeros((), dtype=torch.float32), 0
+        logits = self(hidden, input_ids, speech_pos, speech_codes)
+        y = speech_codes.reshape(-1)
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.clamp(min=0), reduction="none")
+        keep = y != PAD
+        return (ce * keep).sum(), int(keep.sum())
+
+
+def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int) -> SpeechDecoder:
+    """The frozen decoder: weights from `cfg.path` when given, else random init (said on stderr)."""
+    import sys
+
+    dec = SpeechDecoder(cfg, d_llm, text_vocab)
+    if cfg.path:
+        load_weights(dec, Path(cfg.path))
+    elif not any(p.is_meta for p in dec.parameters()):
+        print("speech decoder: random init (no speech_decoder.path); it stays frozen, so its speech "
+              "is noise until trained weights are given", file=sys.stderr, flush=True)
+    dec.requires_grad_(False)
+    return dec
+
+
+def load_weights(dec: SpeechDecoder, path: Path) -> None:
+    """Strict load of a safetensors file (or DIR/speech_decoder.safetensors); a bad path is one line."""
+    from safetensors.torch import load_file
+
+    from model.config import TrainConfigError
+
+    f = path / WEIGHTS_FILE if path.is_dir() else path
+    if not f.is_file():
+        raise TrainConfigError(f"model.speech_decoder.path: {f} not found (a {WEIGHTS_FILE} file or a folder holding one)")
+    sd = load_file(str(f))
+    try:
+        missing, unexpected = dec.load_state_dict(sd, strict=False)
+    except RuntimeError as err:   # shapes differ
+        raise TrainConfigError(f"model.speech_decoder.path: {f} does not fit the configured decoder "
+                               f"({str(err).splitlines()[-1].strip()})") from None
+    if missing or unexpected:
+        raise TrainConfigError(f"model.speech_decoder.path: {f} does not fit the configured decoder "
+                               f"(missing {sorted(missing)[:3]}, unexpected {sorted(unexpected)[:3]})")
