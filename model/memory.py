@@ -10,7 +10,8 @@ What is counted, per GPU (W = FSDP world size; 1 without FSDP):
 - weights: fp32 master copy 4 B/param / W; with FSDP also what is unsharded at a time in the
   compute dtype: the root (embeddings, LM head, norms, projectors) for the whole step, and up to
   three layers (the current one, the prefetched one, and the gradients of one in backward).
-- gradients: fp32 4 B/param / W; with FSDP and deferred reduction (`defer_grad_sync`, grad_accum > 1)
+- gradients (trained parameters only: a frozen speech decoder has none, and no optimizer state):
+  fp32 4 B/param / W; with FSDP and deferred reduction (`defer_grad_sync`, grad_accum > 1)
   the unsharded fp32 accumulation buffers, 4 B/param, between micro-batches.
 - optimizer: AdamW m and v, 8 B/param / W.
 - activations of one micro-batch of micro_batch_size x max_seq_len tokens: with activation
@@ -42,6 +43,7 @@ class MemoryEstimate:
     mode: str
     world: int
     params: int
+    trainable: int          # params with a gradient and optimizer state (all but a frozen speech decoder)
     weights: int
     weights_in_flight: int
     grads: int
@@ -68,12 +70,15 @@ def estimate_memory(spec: RunSpec, model: torch.nn.Module, *, world: int, mode: 
     fsdp = mode == PARALLEL_FSDP
     w = world if fsdp else 1
     total = _n(model)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     layers = model.decoder_layers() + model.encoder_layers()
     largest = max((_n(layer) for layer in layers), default=0)
-    root = total - sum(_n(layer) for layer in layers)
+    # a frozen speech decoder (recipe venus) is its own FSDP group that no training step gathers
+    frozen_group = _n(model.speech_decoder) if getattr(model, "speech_decoder", None) is not None else 0
+    root = total - sum(_n(layer) for layer in layers) - frozen_group
     compute = 2 if bf16 else 4
     in_flight = compute * (root + 3 * largest) if fsdp and w > 1 else 0
-    accum = 4 * total if fsdp and w > 1 and t.defer_grad_sync and t.grad_accum > 1 else 0
+    accum = 4 * trainable if fsdp and w > 1 and t.defer_grad_sync and t.grad_accum > 1 else 0
 
     c = model.llm.config
     d, ffn, n_layers = c.hidden_size, c.intermediate_size, c.num_hidden_layers
@@ -94,9 +99,9 @@ def estimate_memory(spec: RunSpec, model: torch.nn.Module, *, world: int, mode: 
     loss_chunk = min(m.loss_chunk_tokens, tokens) * vocab * (compute + 4 + 4)
     hidden = 2 * tokens * d * 4
     activations = compute * (llm_act + audio_act) + loss_chunk + hidden
-    return MemoryEstimate(mode=mode, world=w, params=total, weights=4 * total // w, weights_in_flight=in_flight,
-                          grads=4 * total // w, grads_accumulation=accum, optimizer=8 * total // w,
-                          activations=activations)
+    return MemoryEstimate(mode=mode, world=w, params=total, trainable=trainable, weights=4 * total // w,
+                          weights_in_flight=in_flight, grads=4 * trainable // w, grads_accumulation=accum,
+                          optimizer=8 * trainable // w, activations=activations)
 
 
 def format_estimate(e: MemoryEstimate, device_bytes: int | None = None) -> str:
@@ -110,8 +115,9 @@ def format_estimate(e: MemoryEstimate, device_bytes: int | None = None) -> str:
     if e.grads_accumulation:
         parts.append(f"+ {g(e.grads_accumulation)} unsharded accumulation")
     parts += [f"optimizer {g(e.optimizer)}", f"activations {g(e.activations)}"]
-    size = f"{e.params / 1e9:.2f}B" if e.params >= 1e9 else f"{e.params / 1e6:.1f}M"
-    line = (f"memory estimate per GPU ({size} params, {shard}): " + ", ".join(parts)
+    n = lambda x: f"{x / 1e9:.2f}B" if x >= 1e9 else f"{x / 1e6:.1f}M"   # noqa: E731
+    size = n(e.params) + (f" params, {n(e.trainable)} trained" if e.trainable != e.params else " params")
+    line = (f"memory estimate per GPU ({size}, {shard}): " + ", ".join(parts)
             + f" = {g(e.total)} GiB")
     if device_bytes:
         line += f" of {g(device_bytes)} GiB ({e.total / device_bytes:.0%})"
@@ -156,6 +162,8 @@ def estimate_offline(config: str, gpus: int, data: str | None = None) -> MemoryE
     plain = spec.model.model_copy(update={c: getattr(spec.model, c).model_copy(update={"path": None})
                                           for c in ("llm", "audio", "vision") if getattr(spec.model, c) is not None
                                           and getattr(spec.model, c).config})
+    if plain.speech_decoder is not None:   # its shapes are all in the config
+        plain = plain.model_copy(update={"speech_decoder": plain.speech_decoder.model_copy(update={"path": None})})
     with torch.device("meta"):
         model = DuplexModel(plain, vocab)
     return estimate_memory(spec, model, world=gpus, mode=parallel_mode(spec, gpus),

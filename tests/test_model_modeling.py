@@ -155,8 +155,9 @@ def test_omni_tiny_forward_with_frames(tmp_path, generated):
     assert model.vision_proj.fc1.weight.grad is not None and model.vision_proj.fc1.weight.grad.abs().sum() > 0
 
 
-@pytest.mark.parametrize("name,total,has_vision", [("venus-audio-9b", 8.57e9, False), ("venus-omni-9b", 9.02e9, True)])
-def test_9b_configs_have_the_documented_shapes(name, total, has_vision):
+@pytest.mark.parametrize("name,total,trained,has_vision", [("venus-audio-9b", 8.73e9, 8.52e9, False),
+                                                            ("venus-omni-9b", 9.18e9, 8.97e9, True)])
+def test_9b_configs_have_the_documented_shapes(name, total, trained, has_vision):
     spec = load_run_spec(name)
     assert spec.memory_plan and "FSDP2" in spec.memory_plan and "16 bytes" in spec.memory_plan
     vocab = extend_vocab(load_text_tokenizer("minicpm-o45"))
@@ -164,9 +165,15 @@ def test_9b_configs_have_the_documented_shapes(name, total, has_vision):
         model = DuplexModel(spec.model, vocab)
     c = count_parameters(model)
     assert abs(c["total"] - total) / total < 0.005
+    # recipe venus: the speech decoder is frozen, the LLM vocabulary stops below the speech rows
+    assert spec.model.recipe == "venus"
+    n_trained = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    assert abs(n_trained - trained) / trained < 0.005 and 0.2e9 < c["speech_decoder"] < 0.23e9
+    assert not any(p.requires_grad for p in model.speech_decoder.parameters())
     cfg = model.llm.config
     assert (cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers, cfg.num_key_value_heads) == (4096, 12288, 36, 8)
-    assert model.llm.get_input_embeddings().weight.shape == (158464, 4096)
+    assert vocab.speech_offset == 151777
+    assert model.llm.get_input_embeddings().weight.shape == (151808, 4096)
     assert model.audio.config.d_model == 1024 and len(model.audio.layers) == 24
     assert (model.vision is not None) == has_vision
 

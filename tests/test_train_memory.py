@@ -10,16 +10,19 @@ def test_estimate_memory_command_for_venus_audio_9b_on_8x80(capsys):
     assert cli(["train", "--estimate-memory", "--config", "venus-audio-9b", "--gpus", "8", "--gpu-mem-gb", "80"]) == 0
     out = capsys.readouterr()
     line = out.out.strip()
-    assert line.startswith("memory estimate per GPU (8.57B params, FSDP over 8): ") and "of 80.0 GiB" in line, line
+    assert line.startswith("memory estimate per GPU (8.73B params, 8.52B trained, FSDP over 8): ") \
+        and "of 80.0 GiB" in line, line
     assert "exceeds" not in out.err
     e = estimate_offline("venus-audio-9b", 8)
-    p = e.params
-    assert 8.5e9 < p < 8.65e9
-    # FSDP over 8: fp32 weights, fp32 grads and Adam m+v (4 + 4 + 8 bytes/param) are split 8 ways;
-    # deferred reduction over 8 micro-batches keeps one unsharded fp32 gradient (4 bytes/param)
-    assert (e.weights, e.grads, e.optimizer, e.grads_accumulation) == (4 * p // 8, 4 * p // 8, 8 * p // 8, 4 * p)
-    # in flight: the bf16 root (embeddings + LM head ~1.3B) and up to three decoder layers (~0.19B each)
-    assert 1.3e9 * 2 < e.weights_in_flight < (1.4e9 + 3 * 0.2e9) * 2
+    p, t = e.params, e.trainable
+    assert 8.65e9 < p < 8.8e9 and 8.45e9 < t < 8.6e9
+    # FSDP over 8: fp32 weights (4 bytes/param, the frozen speech decoder's too), fp32 grads and
+    # Adam m+v (4 + 8 bytes per trained param) are split 8 ways; deferred reduction over 8
+    # micro-batches keeps one unsharded fp32 gradient (4 bytes per trained param)
+    assert (e.weights, e.grads, e.optimizer, e.grads_accumulation) == (4 * p // 8, 4 * t // 8, 8 * t // 8, 4 * t)
+    # in flight: the bf16 root (embeddings + LM head ~1.24B) and up to three decoder layers (~0.19B
+    # each); the frozen decoder is its own group, never gathered by a training step
+    assert 1.24e9 * 2 < e.weights_in_flight < (1.3e9 + 3 * 0.2e9) * 2
     assert 4 * GIB < e.activations < 20 * GIB
     assert f"= {e.total / GIB:.1f} GiB" in line and e.total < 80 * GIB
 
@@ -27,7 +30,7 @@ def test_estimate_memory_command_for_venus_audio_9b_on_8x80(capsys):
 def test_one_gpu_holds_everything_and_says_it_does_not_fit(capsys):
     e = estimate_offline("venus-audio-9b", 1)
     assert e.mode == "none" and e.world == 1 and e.weights_in_flight == e.grads_accumulation == 0
-    assert e.weights + e.grads + e.optimizer == 16 * e.params
+    assert e.weights + e.grads + e.optimizer == 4 * e.params + 12 * e.trainable
     assert cli(["train", "--estimate-memory", "--config", "venus-audio-9b", "--gpus", "1", "--gpu-mem-gb", "80"]) == 0
     assert "exceeds the GPU's memory" in capsys.readouterr().err
 

@@ -13,7 +13,7 @@ from model.config import CONFIG_DIR
 from model.train import TrainArgs, TrainHooks, train
 from tests.generated import export_dataset
 
-STEPS, VAL_EVERY = 16, 4
+STEPS, VAL_EVERY = 24, 4
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +91,7 @@ def test_venus_keeps_speech_out_of_the_llm_and_its_decoder_frozen(run, data):
     # no speech class among the LLM's targets, in training or validation
     assert not any(k.endswith("_speech") for r in recs for k in r), recs[-1]
     # the LLM vocabulary stops below the speech rows (padding to 64 aside)
-    ck = out / "checkpoints" / "step-00000016"
+    ck = out / "checkpoints" / f"step-{STEPS:08d}"
     md = dcp.FileSystemReader(str(ck)).read_metadata()
     emb = md.state_dict_metadata["model.llm.model.embed_tokens.weight"].size
     assert vocab.speech_offset <= emb[0] < vocab.speech_offset + 64 < vocab.vocab_size
@@ -105,6 +105,8 @@ def test_venus_keeps_speech_out_of_the_llm_and_its_decoder_frozen(run, data):
     optim_keys = [k for k in md.state_dict_metadata if k.startswith("optim.")]
     assert optim_keys and not any("speech_decoder" in k for k in optim_keys)
     assert any("llm.model.embed_tokens" in k for k in optim_keys)
+    # eval-decisions reads a venus checkpoint with the venus loader
+    assert cli(["eval-decisions", str(ck), "--data", str(data / "val")]) == 0
     # the venus loader: no speech id in any sample; each speaking unit's codes go to the decoder
     split = TrainSplit(data, max_seq_len=2048, recipe="venus")
     plain = TrainSplit(data, max_seq_len=2048)
