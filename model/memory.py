@@ -115,7 +115,7 @@ def format_estimate(e: MemoryEstimate, device_bytes: int | None = None) -> str:
     if e.grads_accumulation:
         parts.append(f"+ {g(e.grads_accumulation)} unsharded accumulation")
     parts += [f"optimizer {g(e.optimizer)}", f"activations {g(e.activations)}"]
-    n = lambda x: f"{x / 1e9:.2f}B" if x >= 1e9 else f"{x / 1e6:.1f}M"   # noqa: E731
+    n = lambda x: f"{x / 1e9:.2f}B" if x >= 1e9 else f"{x / 1e6:.1f}M"
     size = n(e.params) + (f" params, {n(e.trainable)} trained" if e.trainable != e.params else " params")
     line = (f"memory estimate per GPU ({size}, {shard}): " + ", ".join(parts)
             + f" = {g(e.total)} GiB")

@@ -86,6 +86,32 @@ def test_fsdp2_two_cpu_processes_match_one_process_and_resume(data, per_rank_con
     print(f"FSDP2 sharded resume: max |loss diff| {max(abs(c[s] - a[s]) for s in c):.3g}")
 
 
+def test_fsdp2_venus_keeps_the_frozen_speech_decoder_out_of_training(data, tmp_path):
+    """recipe venus under FSDP2: the frozen decoder is its own group, never gathered, never reduced."""
+    import torch
+
+    from model.eval_decisions import load_model
+
+    spec = yaml.safe_load((CONFIG_DIR / "venus-tiny.yaml").read_text())
+    spec["train"]["grad_accum"] = 1
+    cfg = tmp_path / "venus-2rank.yaml"
+    cfg.write_text(yaml.safe_dump(spec))
+    fsdp, single = tmp_path / "fsdp", tmp_path / "single"
+
+    def one_process() -> None:
+        train(TrainArgs(config="venus-tiny", data=str(data), out=str(single), max_steps=4, save_every=4))
+
+    assert "2 process(es), cpu, fsdp=True" in _torchrun(cfg, data, fsdp, meanwhile=one_process)
+    a, b = _losses(fsdp), _losses(single)
+    assert sorted(a) == [1, 2, 3, 4] and max(abs(a[s] - b[s]) for s in a) < 1e-4, (a, b)
+    m2, _, _ = load_model(fsdp / "checkpoints" / "step-00000004")
+    m1, _, _ = load_model(single / "checkpoints" / "step-00000004")
+    init, _, _ = load_model(fsdp / "checkpoints" / "step-00000002")
+    for k, v in m2.speech_decoder.state_dict().items():   # frozen: as at step 2, and as on one process
+        assert torch.equal(v, init.speech_decoder.state_dict()[k]) and torch.equal(v, m1.speech_decoder.state_dict()[k])
+    assert not torch.equal(m2.llm.lm_head.weight, init.llm.lm_head.weight)   # while the LLM trained
+
+
 def test_ray_train_two_workers_trains_and_checkpoints(data, tmp_path, capsys):
     """`duplexsynth train --ray-workers 2` on a local Ray started here (a cluster would use --ray-address)."""
     ray = pytest.importorskip("ray")
