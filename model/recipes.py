@@ -5,7 +5,9 @@ One export serves both recipes: the trainer shards always hold the unified layou
 load time: every speech token leaves the LLM sequence (the LLM never decodes one, and its
 vocabulary stops at the first speech row), and each speaking unit's speech tokens become a target
 of the separate speech decoder, conditioned on the LLM states at that unit's <|speak|> and spoken
-text (its *condition positions*, in the mapped sequence).
+text (its *condition positions*, in the mapped sequence). Samples are the same windows of whole
+units in both recipes (cut by the unified token counts), so a venus sample is shorter than
+max_seq_len by its speech tokens and both recipes see the same sample order.
 """
 from __future__ import annotations
 

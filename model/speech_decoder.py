@@ -65,8 +65,10 @@ class SpeechDecoder(nn.Module):
 
     def condition(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor
                   ) -> tuple[torch.Tensor, torch.Tensor]:
-        """[N, L, d] condition embeddings (left-aligned, PAD rows zero) and their validity [N, L]."""
-        pos = speech_pos[:, -self.cfg.max_cond_tokens:]
+        """[N, L, d] condition embeddings, right-aligned (left padding, PAD rows zero) and cut to the
+        last max_cond_tokens of each unit, and their validity [N, L]."""
+        order = torch.argsort((speech_pos != PAD).int(), dim=1, stable=True)   # valid positions to the end
+        pos = speech_pos.gather(1, order)[:, -self.cfg.max_cond_tokens:]
         valid = pos != PAD
         at = pos.clamp(min=0)
         h = hidden.reshape(-1, hidden.shape[-1])[at]
@@ -83,9 +85,6 @@ class SpeechDecoder(nn.Module):
         if s > self.cfg.max_speech_tokens:
             raise ValueError(f"{s} speech tokens per unit > speech_decoder.max_speech_tokens {self.cfg.max_speech_tokens}")
         cond, valid = self.condition(hidden, input_ids, speech_pos)
-        # right-aligned condition (left padding): move each row's valid tokens to its end
-        order = torch.argsort(valid.int(), dim=1, stable=True)
-        cond, valid = cond.gather(1, order.unsqueeze(-1).expand_as(cond)), valid.gather(1, order)
         prev = self.emb_code(speech_codes[:, :-1].clamp(min=0))
         x = torch.cat([cond, self.boundary.expand(n, 2, -1), prev], dim=1)
         ok = torch.cat([valid, valid.new_ones(n, 1 + s)], dim=1)               # [N, T]
@@ -117,8 +116,8 @@ def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int) 
     if cfg.path:
         load_weights(dec, Path(cfg.path))
     elif not any(p.is_meta for p in dec.parameters()):
-        print("speech decoder: random init (no speech_decoder.path); it stays frozen, so its speech "
-              "is noise until trained weights are given", file=sys.stderr, flush=True)
+        print("speech decoder: random init (no model.speech_decoder.path; a checkpoint load replaces it); "
+              "it is frozen, so it speaks only once trained weights are given", file=sys.stderr, flush=True)
     dec.requires_grad_(False)
     return dec
 

@@ -150,6 +150,18 @@ def test_speech_decoder_reads_llm_states_at_speaking_positions(data):
     # ... and is causal in the codes: the first code's logits do not depend on the codes
     other = (b["speech_codes"] + 1) % 6561
     assert torch.equal(model.speech_decoder(h, b["input_ids"], b["speech_pos"], other)[:, 0], logits[:, 0])
+    # each unit's logits are its own: the same in the batch as alone, also when its condition is cut
+    from model.speech_decoder import SpeechDecoder
+
+    short = SpeechDecoder(spec.model.speech_decoder.model_copy(update={"max_cond_tokens": 3}), 64, model.vocab_size)
+    lens = (b["speech_pos"] >= 0).sum(1)
+    assert lens.min() < lens.max() and lens.max() > 3
+    with torch.no_grad():
+        for dec in (model.speech_decoder, short):
+            both = dec(h, b["input_ids"], b["speech_pos"], b["speech_codes"])
+            for k in range(n):
+                alone = dec(h, b["input_ids"], b["speech_pos"][k:k + 1, :int(lens[k])], b["speech_codes"][k:k + 1])
+                assert torch.allclose(both[k], alone[0], atol=1e-5), k
     # the LLM-only loss has no gradient into the decoder
     model.train()
     model(**b).weighted_sum.backward()
