@@ -10,6 +10,9 @@ change); every delegation family in zh; meta.voices lists overlay speakers; ф╕дц
 weather service carry variants; a delegate request too long to decode beside speech is written in a
 listening unit (the turn starts a unit later); espeak's "in a row"/"deja vu" words timed on their own
 sounds; RHVoice words timed from its phoneme labels. Rows without those are unchanged.
+0.5.0: rule 3's fade lies after the cut, in the reaction window (its audio before the cut is the
+uncut audio); a word starting before the cut is voiced, one less than half audible before the cut
+is not heard. Every interruption row changes (audio, words, echo, continuations); others do not.
 """
 
-GENERATOR_VERSION = "0.4.0"
+GENERATOR_VERSION = "0.5.0"

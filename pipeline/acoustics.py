@@ -110,12 +110,14 @@ def add_reflections(x: np.ndarray, sample_rate: int, taps: tuple[tuple[float, fl
     return out.astype(np.float32)
 
 
-def fade_out_and_cut(x: np.ndarray, cut: int, fade: int) -> np.ndarray:
-    """Keep x[:cut], with a raised-cosine fade over its last `fade` samples (an interruption cut)."""
-    y = x[:cut].astype(np.float32).copy()
-    fade = min(fade, len(y))
+def cut_and_fade_out(x: np.ndarray, cut: int, fade: int) -> np.ndarray:
+    """x[:cut] unchanged, then x[cut:cut + fade] under a raised-cosine fade to zero, nothing after
+    (an interruption cut, DESIGN §2 rule 3). The fade follows the cut so that the samples before
+    it are those of the uncut audio: they were written before the interruption was heard."""
+    y = x[:cut + fade].astype(np.float32).copy()
+    fade = min(fade, len(y) - min(cut, len(y)))
     if fade > 0:
-        y[len(y) - fade:] *= (0.5 * (1 + np.cos(np.linspace(0, np.pi, fade)))).astype(np.float32)
+        y[cut:cut + fade] *= (0.5 * (1 + np.cos(np.linspace(0, np.pi, fade)))).astype(np.float32)
     return y
 
 

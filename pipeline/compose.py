@@ -25,14 +25,13 @@ from schemas.decode_budget import delegate_fits
 from schemas.language import Language, language
 from schemas.scene import Scene, VisualChange
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
-from schemas.timeline import FD_BENCH_RECIPES, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
+from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
 from schemas.vocab import DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, Role, TaskOutcome, Trigger, TurnAttr
 from schemas.windows import next_window, unit_samples, units_covering, window_of, window_start
 
 ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
 MIN_SELF_GAP_S = 0.2         # a user turn starts at least this long after the user's own last speech
-HEARD_FRACTION = 0.5         # rule 8: a word less than half audible before the fade is not heard
 
 
 class Synthesizer(Protocol):
@@ -439,8 +438,8 @@ class _Cut:
     """Where an interruption cuts a turn, and what of it was voiced and heard (rules 3, 7, 8)."""
 
     onset: int           # the user's cut-in starts
-    at: int              # the cut, a window start
-    fade: int
+    at: int              # the cut, a window start: the audio before it is the uncut audio
+    fade: int            # samples of fade-out from the cut on (in the reaction window, rule 3)
     n_voiced: int
     n_heard: int
     truncated: list[TruncatedWord]
@@ -480,6 +479,8 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
                       interruption=f"{turn.id}.interruption", truncated=cut.truncated)
     audio = st.place(turn.id, Stem.ASSISTANT, start, text, turn.voice, ops)
     end = start + ac.last_active_sample(audio)
+    if clip is not None:   # the turn ends at its cut; the fade after it plays in a listening window
+        end = min(end, clip)
     st.add_words(syn.words, start, Role.ASSISTANT, turn.id, limit=n_voiced, clip=clip)
     st.event(turn.id, EventKind.ASSISTANT_TURN, Role.ASSISTANT, start, end, st.lang.join(tokens[:n_voiced]),
              AssistantTurnAttrs(**fields))
@@ -518,8 +519,10 @@ def _listen_to_delegate(st: _State, unit: int, start: int) -> tuple[int, int]:
 def _find_cut(st: _State, turn: ScriptTurn, it: Interruption, syn: Any, start: int) -> _Cut:
     """The cut at the reaction window after the user's onset (rule 3), and what it leaves heard.
 
-    A voiced word the fade reaches is truncated, with its planned end (rule 8); one less than half
-    audible before the fade is voiced but not heard, so a continuation re-says its sentence (rule 7).
+    The words starting before the cut are voiced (the audio before it is the uncut audio; the fade
+    follows it), the rest unspoken. A voiced word still sounding at the cut is truncated, with its
+    planned end (rule 8); one less than half audible before the cut is voiced but not heard, so a
+    continuation re-says its sentence (rule 7).
     """
     c = st.clock
     word_starts = [start + c.s(w.start_s) for w in syn.words]
@@ -529,19 +532,19 @@ def _find_cut(st: _State, turn: ScriptTurn, it: Interruption, syn: Any, start: i
         return window_start(next_window(onset + detect, c.U), c.U)
 
     onset = start + int(it.at_fraction * len(syn.audio))
-    while cut_for(onset) - fade > word_starts[-1] and onset > start + c.s(0.3):
+    while cut_for(onset) > word_starts[-1] and onset > start + c.s(0.3):
         onset -= c.U // 4
     cut = cut_for(onset)
-    if cut - fade > word_starts[-1] or onset <= start:
+    if cut > word_starts[-1] or onset <= start:
         raise ScheduleError(f"turn {turn.id}: too short to be interrupted (onset {c.sec(onset):.2f}s)")
-    n_voiced = sum(1 for w in word_starts if w < cut - fade)
+    n_voiced = sum(1 for w in word_starts if w < cut)
     truncated: list[TruncatedWord] = []
     n_heard = n_voiced
     for i, w in enumerate(syn.words[:n_voiced]):
         end = start + c.s(w.end_s)
-        if end > cut - fade:
+        if end >= cut:   # still sounding at the cut (one ending on it reaches it too: it ends at the cut)
             truncated.append(TruncatedWord(index=i, planned_end_s=c.sec(end)))
-            if (cut - fade - word_starts[i]) < HEARD_FRACTION * (end - word_starts[i]):
+            if (cut - word_starts[i]) < HEARD_FRACTION * (end - word_starts[i]):
                 n_heard = min(n_heard, i)
     return _Cut(onset, cut, fade, n_voiced, n_heard, truncated)
 

@@ -49,7 +49,7 @@ def source_audio(source: Source, speak: Speak, sample_rate: int) -> np.ndarray:
 def apply_op(x: np.ndarray, op: Op, sample_rate: int) -> np.ndarray:
     """One operation of a track (schemas/timeline.Op); float32 in, float32 out."""
     if isinstance(op, Cut):
-        return ac.fade_out_and_cut(x, op.at, op.fade)
+        return ac.cut_and_fade_out(x, op.at, op.fade)
     if isinstance(op, HighShelf):
         return ac.high_shelf(x, sample_rate, op.freq_hz, op.gain_db, op.q)
     if isinstance(op, LowPass):

@@ -37,7 +37,7 @@ from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_
 from schemas.language import Language, language
 from schemas.scene import VisualChange
 from schemas.numerals import english_numbers
-from schemas.timeline import META_KEY, TimelineSpec
+from schemas.timeline import HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
                            TaskOutcome, TaskStatus, Trigger)
@@ -47,7 +47,6 @@ SNR_TOLERANCE_DB = 0.5
 CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
 DETECT_RANGE_S = (0.3, 0.8)
 MIN_EOT_S = 0.2
-HEARD_FRACTION = 0.5         # rule 8: a word less than half audible before the fade is not heard
 # Every outcome a task may end with, as the plain strings the "not one of" message prints.
 TASK_OUTCOMES: tuple[str, ...] = tuple(str(o) for o in RELAYED_OUTCOMES + DROPPED_OUTCOMES)
 # Where the user's own speech was placed: floor-taking speech and the hesitation pauses inside it.
@@ -208,10 +207,30 @@ def rule1_silent_window0(v: RowView) -> Iterator[str]:
         yield "assistant channel is not silent in window 0"
 
 
+def _fade_ends(v: RowView) -> dict[int, int]:
+    """Window -> the sample where the fade of a cut at its start ends (rule 3: the fade follows the cut)."""
+    out: dict[int, int] = {}
+    for t in v.turns:
+        a = v.attrs[t.id]
+        if a.interrupted and a.cut_s is not None:
+            cut = v.s(a.cut_s)
+            out[window_of(cut, v.U)] = max(out.get(window_of(cut, v.U), 0), cut + v.s(a.fade_s or 0.0))
+    return out
+
+
 def listen_silent(v: RowView) -> Iterator[str]:
+    """Silent where the decision is listen, "after the fade" (§5): a listening window that starts at
+    a cut carries that cut's fade-out first, and is silent from its end on."""
+    fades = _fade_ends(v)
     for x in v.row.units:
-        if x.decision == Decision.LISTEN and (p := _peak(v, x.index + 1)) >= ac.SILENCE_DBFS:
-            yield f"unit {x.index} is listen but window {x.index + 1} peaks at {p:.1f} dBFS"
+        w = x.index + 1
+        if x.decision != Decision.LISTEN or w >= v.n:
+            continue
+        lo = max(window_start(w, v.U), fades.get(w, 0))
+        p = ac.window_peak_dbfs(v.asst, lo, window_start(w + 1, v.U)) if lo < window_start(w + 1, v.U) else -200.0
+        if p >= ac.SILENCE_DBFS:
+            yield f"unit {x.index} is listen but window {w} peaks at {p:.1f} dBFS" + (
+                " after the fade of its cut" if w in fades else "")
 
 
 def speak_active(v: RowView) -> Iterator[str]:
@@ -439,13 +458,12 @@ def _heard_words(v: RowView, turn: Event) -> int | None:
         return None
     words = v.words_of(turn.id)
     heard = len(words)
-    fade_start = a.cut_s - (a.fade_s or 0.0)
     for tr in a.truncated:
         i = tr.index
         if i < len(words):
             w = words[i]
             span = tr.planned_end_s - w.start_s
-            if span > 0 and (fade_start - w.start_s) / span < HEARD_FRACTION:
+            if span > 0 and (a.cut_s - w.start_s) / span < HEARD_FRACTION:
                 heard = min(heard, i)
     return heard
 
@@ -515,22 +533,24 @@ def text_lint(v: RowView) -> Iterator[str]:
 
 
 def rule8_word_timings_true(v: RowView) -> Iterator[str]:
-    """A word cut by an interruption ends at the cut and is marked truncated in its turn's attrs."""
+    """A word cut by an interruption ends at the cut and is marked truncated in its turn's attrs;
+    every voiced word starts before the cut (one starting in the fade after it is unspoken)."""
     for t in v.turns:
         a = v.attrs[t.id]
         if not a.interrupted:
             continue
-        cut, fade_start = a.cut_s, a.cut_s - (a.fade_s or 0.0)
+        cut = a.cut_s
         if a.truncated is None:
             yield f"{t.id}: interrupted turn does not record `truncated` (the words the cut reaches)"
             continue
         marked = {tr.index for tr in a.truncated}
         for i, w in enumerate(v.words_of(t.id)):
+            if v.s(w.start_s) >= v.s(cut):
+                yield f"{t.id}: word {i} {w.word!r} starts at {w.start_s} s, not before the cut at {cut} s"
             if w.end_s > cut + 1e-6:
                 yield f"{t.id}: word {i} {w.word!r} ends at {w.end_s} s, after the cut at {cut} s"
-            reached = i in marked or w.end_s > fade_start + 1e-6
-            if reached and i not in marked:
-                yield f"{t.id}: word {i} {w.word!r} runs into the fade but is not marked truncated"
+            if v.s(w.end_s) >= v.s(cut) and i not in marked:
+                yield f"{t.id}: word {i} {w.word!r} reaches the cut but is not marked truncated"
             if i in marked:
                 tr = next(x for x in a.truncated if x.index == i)
                 if abs(w.end_s - min(tr.planned_end_s, cut)) > 1e-6:
@@ -813,37 +833,11 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None, *, recom
 # differs in exactly its one overlap; outputs agree before the divergence; and everywhere when the
 # only difference is rule-4 speech (backchannel, other-directed, background).
 TWIN_RULES: tuple[str, ...] = ("twin_pair", "twin_prefix", "twin_rule4")
-# Rule 3 fades the cut audio over the 20-50 ms before the reaction window: the one stretch of the
-# window before the divergence unit's output that a cut may change (its audio, its speech tokens and
-# a word starting inside it, which the cut leaves unvoiced). That stretch is played by the output of
-# the unit before the one that heard the onset, so a cut there reaches back one unit: a known
-# consequence of rule 3's fade placement, tolerated here and reported rather than hidden.
-MAX_FADE_S = 0.05
 
 
 def _outputs(u: Any, labels: Callable[[Any], Any]) -> tuple[Any, ...]:
     """What unit `u` outputs (DESIGN §2): compared between the two rows of a pair."""
     return (u.decision, u.spoken_text, list(u.speech_tokens), u.turn_eos, u.delegate, labels(u.labels))
-
-
-def _same_but_fade(a: TrajectoryRow, b: TrajectoryRow, k: int, labels: Callable[[Any], Any]) -> bool:
-    """Whether unit k's outputs agree but for what rule 3's fade changes in the window they play in
-    (k+1): the words starting in its last MAX_FADE_S (a cut at the next window drops them) and the
-    speech tokens of the faded audio. The one stretch a cut reaches back into (see MAX_FADE_S)."""
-    sr, U = a.sample_rate, unit_samples(a.unit_s, a.sample_rate)
-    lo, hi = (k + 1) * U, (k + 2) * U - to_samples(MAX_FADE_S, sr)
-
-    def unfaded(row: TrajectoryRow) -> tuple[Any, ...] | None:
-        """Unit k's outputs with the words that start in the fade left out; None when its spoken_text
-        is not the row's own words of that window (then nothing is excused)."""
-        voiced = [(to_samples(w.start_s, sr), w.word) for w in sorted(row.words, key=lambda w: w.start_s)
-                  if w.role == Role.ASSISTANT and lo <= to_samples(w.start_s, sr) < (k + 2) * U]
-        u = row.units[k]
-        if language(row.language).words(u.spoken_text) != [w for _, w in voiced]:
-            return None
-        return (u.decision, [w for t, w in voiced if t < hi], u.turn_eos, u.delegate, labels(u.labels))
-    fa, fb = unfaded(a), unfaded(b)
-    return fa is not None and fa == fb
 
 
 def _twin_problems(base: TrajectoryRow, twin: TrajectoryRow) -> Iterator[tuple[str, str]]:
@@ -867,14 +861,13 @@ def _twin_problems(base: TrajectoryRow, twin: TrajectoryRow) -> Iterator[tuple[s
     K = window_of(to_samples(diverge, sr), U)   # units before K heard the same input on both rows
     same_labels: Callable[[Any], Any] = sorted
     for k in range(min(K, len(base.units), len(twin.units))):
-        if _outputs(base.units[k], same_labels) != _outputs(twin.units[k], same_labels) and not (
-                k == K - 1 and _same_but_fade(base, twin, k, same_labels)):
+        if _outputs(base.units[k], same_labels) != _outputs(twin.units[k], same_labels):
             yield "twin_prefix", (f"unit {k} output differs from twin {twin.id} before the divergence at "
                                   f"{diverge:.3f} s (unit {K}): {_outputs(base.units[k], same_labels)} vs "
                                   f"{_outputs(twin.units[k], same_labels)}")
             break
     a, b = decode_audio(base.assistant_audio.bytes)[0], decode_audio(twin.assistant_audio.bytes)[0]
-    end = min((K + 1) * U - to_samples(MAX_FADE_S, sr), len(a), len(b))   # what units < K played
+    end = min((K + 1) * U, len(a), len(b))   # what units < K played (rule 3's fade lies after any cut)
     if end > 0 and not np.array_equal(a[:end], b[:end]):
         first = int(np.flatnonzero(a[:end] != b[:end])[0])
         yield "twin_prefix", f"assistant audio differs from twin {twin.id} at {first / sr:.3f} s, before {end / sr:.3f} s"

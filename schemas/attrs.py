@@ -34,7 +34,7 @@ class PauseAttrs(_Attrs):
 
 
 class TruncatedWord(_Attrs):
-    """A voiced word the fade of a cut reaches (DESIGN §2 rule 8): its stored end_s is clipped to the cut."""
+    """A voiced word still sounding at a cut (DESIGN §2 rule 8): its stored end_s is clipped to the cut."""
 
     index: int               # among the turn's words (the voiced ones are a prefix of the planned ones)
     planned_end_s: float     # where it would have ended uncut (rule 8's half-audible test for rule 7)
@@ -49,10 +49,10 @@ class AssistantTurnAttrs(_Attrs):
     ref: str | None = None                   # task / timer id, for backend and timer triggers
     resumes: str | None = None               # the parked turn this one resumes (TurnAttr.RESUMES)
     cut_s: float | None = None               # interrupted turns: where the audio is cut
-    fade_s: float | None = None
+    fade_s: float | None = None               # interrupted turns: the fade after the cut
     action: InterruptAction | None = None
     interruption: str | None = None          # id of the interruption event
-    truncated: list[TruncatedWord] | None = None   # interrupted turns: words the fade reaches (rule 8)
+    truncated: list[TruncatedWord] | None = None   # interrupted turns: words the cut reaches (rule 8)
 
 
 class InterruptionAttrs(_Attrs):

@@ -201,7 +201,7 @@ class TimingConfig(_Strict):
     lead_in_s: Draw = Range(lo=0.3, hi=1.2)      # silence before the first user word
     tail_s: Draw = Range(lo=0.5, hi=1.5)         # silence after the last event
     pause_s: Draw = Range(lo=0.8, hi=2.0)        # hesitation pause inside a user turn
-    fade_s: Range = Range(lo=0.02, hi=0.05)      # fade-out before an interruption cut
+    fade_s: Range = Range(lo=0.02, hi=0.05)      # fade-out after an interruption cut (rule 3)
     backchannel_onset: tuple[Num, Num, Num] = (-0.32, 0.18, 0.20)  # ex-Gaussian mu, sigma, tau
 
     # Silent stretches (Moshi: up to 30 s): the user says nothing for a long while before a turn.

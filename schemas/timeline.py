@@ -60,8 +60,15 @@ Source = Annotated[Union[SpeechSource, FileSource], Field(discriminator="kind")]
 
 # ----------------------------------------------------------------------------- track operations
 
+# DESIGN §2 rule 8: a voiced word less than this fraction audible before the cut counts as not heard
+# (rule 7's continuations re-say its sentence). Composition and validate both read it from here.
+HEARD_FRACTION = 0.5
+
+
 class Cut(_M):
-    """Keep samples [0, at) with a raised-cosine fade over the last `fade` of them (an interruption)."""
+    """An interruption cut: samples [0, at) unchanged, a raised-cosine fade over the `fade` samples
+    from `at` on, nothing after. The fade lies after the cut (in the reaction window, played by the
+    output of the unit that heard the detection), so no earlier output depends on the interruption."""
 
     op: Literal["cut"] = "cut"
     at: int = Field(ge=0)

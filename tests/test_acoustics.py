@@ -87,11 +87,13 @@ def test_background_recipe_response():
     assert 20 * np.log10(rms) == pytest.approx(expected, abs=0.3)
 
 
-def test_fade_out_and_cut():
+def test_cut_and_fade_out_keeps_the_audio_before_the_cut_and_fades_after_it():
     x = np.ones(SR, np.float32) * 0.5
-    y = ac.fade_out_and_cut(x, 8000, 480)
-    assert len(y) == 8000 and y[7519] == pytest.approx(0.5) and abs(y[-1]) < 1e-6
-    assert np.all(np.diff(y[-480:]) <= 1e-9)
+    y = ac.cut_and_fade_out(x, 8000, 480)
+    assert len(y) == 8480 and np.array_equal(y[:8000], x[:8000])   # rule 3: unchanged up to the cut
+    assert y[8000] == pytest.approx(0.5) and abs(y[-1]) < 1e-6 and y[8240] < 0.3
+    assert np.all(np.diff(y[8000:]) <= 1e-9)
+    assert len(ac.cut_and_fade_out(x, SR - 100, 480)) == SR   # a fade past the end keeps what there is
 
 
 # ----------------------------------------------------------------------------- realism: the full mic

@@ -104,7 +104,9 @@ def test_rule3_interruption_cut_at_reaction_window(tone_tts, detect):
     assert turn.end_s <= a["cut_s"]
     audio = tl.render_stem("assistant")
     next_start = int(round(ev(tl, "a2").start_s * SR))
-    assert np.max(np.abs(audio[react_window * SR: next_start])) == 0.0     # silent from the cut
+    fade_end = react_window * SR + int(round(0.03 * SR))
+    assert np.max(np.abs(audio[react_window * SR: fade_end])) > 0.0       # the fade follows the cut
+    assert np.max(np.abs(audio[fade_end: next_start])) == 0.0             # silent from the fade's end
     assert units[react_window - 1].decision == "listen"
     assert "stop_discard" in units[react_window - 1].labels
     spoken = " ".join(u.spoken_text for u in units).split()
@@ -117,17 +119,26 @@ def test_rule3_interruption_cut_at_reaction_window(tone_tts, detect):
     assert ev(tl, "a2").start_s >= ((round(cut_ev.end_s * SR) + round(0.3 * SR)) // SR + 1) * 1.0
 
 
-def test_fade_before_cut(tone_tts):
+def test_fade_after_cut_leaves_earlier_windows_as_without_the_interruption(tone_tts):
+    """Rule 3, causally: window R (the reaction window) is played by unit R-1, the first unit whose
+    input holds the detection point, so the fade lies there; everything before the cut is the audio
+    and output of the same session without the interruption."""
     text = " ".join(["word"] * 30)
     it = Interruption(action="discard", text="stop", at_fraction=0.4, detect_s=0.5, fade_s=0.05, eot_s=0.3)
-    tl, _ = run([user("u1", "hi", eot_s=0.3), asst("a1", text, interruption=it)], tone_tts)
+    tl, units = run([user("u1", "hi", eot_s=0.3), asst("a1", text, interruption=it)], tone_tts)
+    bare, bare_units = run([user("u1", "hi", eot_s=0.3), asst("a1", text)], tone_tts)
     cut = int(round(json.loads(ev(tl, "a1").attrs)["cut_s"] * SR))
-    audio = tl.render_stem("assistant")
-    fade = audio[cut - int(0.05 * SR): cut]
-    # amplitude envelope decreases through the fade (compare quarter maxima)
-    q = np.array_split(np.abs(fade), 4)
-    peaks = [float(x.max()) for x in q]
-    assert peaks[-1] < peaks[0] * 0.5
+    R = cut // SR
+    audio, uncut = tl.render_stem("assistant"), bare.render_stem("assistant")
+    assert cut == R * SR and np.array_equal(audio[:cut], uncut[:cut])   # unchanged up to the cut
+    fade = audio[cut: cut + int(0.05 * SR)]
+    peaks = [float(x.max()) for x in np.array_split(np.abs(fade), 4)]   # the envelope falls through the fade
+    assert peaks[0] > 0 and peaks[-1] < peaks[0] * 0.5
+    assert window_peak_dbfs(audio, cut + int(0.05 * SR), (R + 1) * SR) < -50.0
+    out = lambda us: [(u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate) for u in us]  # noqa: E731
+    assert out(units[:R - 1]) == out(bare_units[:R - 1])   # the outputs written before the detection
+    assert units[R - 1].decision == "listen" and not units[R - 1].spoken_text   # the fade is no speech
+    assert bare_units[R - 1].decision == "speak"
 
 
 def test_repair_regenerates_only_the_unspoken_part(espeak):

@@ -88,10 +88,10 @@ def test_an_interrupted_turn_is_a_cut_operation_at_its_recorded_cut(espeak):
     (op,) = track.ops
     assert isinstance(op, Cut)
     assert track.offset + op.at == int(round(a["cut_s"] * SR)) and op.fade == int(round(a["fade_s"] * SR))
-    # the assistant channel is silent from the cut on until the next assistant track
+    # the assistant channel fades out after the cut and is silent from the fade's end until the next track
     nxt = min(t.offset for t in spec.tracks if t.stem == Stem.ASSISTANT and t.offset > track.offset)
     asst = _stored(row)[1]
-    assert float(np.max(np.abs(asst[track.offset + op.at: nxt]))) == 0.0
+    assert float(np.max(np.abs(asst[track.offset + op.at + op.fade: nxt]))) == 0.0
 
 
 def test_a_file_source_renders_the_recording_through_its_operations(tmp_path, espeak):
@@ -102,10 +102,10 @@ def test_a_file_source_renders_the_recording_through_its_operations(tmp_path, es
     track = Track(event_id="u1", stem=Stem.USER, offset=SR // 2, source=FileSource(path=str(path), sha256=sha),
                   ops=(Cut(at=SR, fade=480), Gain(db=-6.0)))
     y = mixer.track_audio(track, mixer.cached_speaker(espeak, SR), SR)
-    want = ac.fade_out_and_cut(rooms.load_audio(str(path), SR)[0].astype(np.float32), SR, 480) * ac.db_to_amp(-6.0)
-    assert len(y) == SR and np.allclose(y, want, atol=1e-7)
+    want = ac.cut_and_fade_out(rooms.load_audio(str(path), SR)[0].astype(np.float32), SR, 480) * ac.db_to_amp(-6.0)
+    assert len(y) == SR + 480 and np.allclose(y, want, atol=1e-7)   # the fade follows the cut
     stem = mixer.mix_stem([track], [y], Stem.USER, 2 * SR)
-    assert not stem[: SR // 2].any() and np.array_equal(stem[SR // 2: SR // 2 + SR], y)
+    assert not stem[: SR // 2].any() and np.array_equal(stem[SR // 2: SR // 2 + len(y)], y)
     # a changed recording is refused by name, never rendered silently
     rooms.load_audio.cache_clear()
     sf.write(path, x[::-1].copy(), 8000)

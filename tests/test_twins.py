@@ -181,6 +181,50 @@ def test_mutation_prefix_audio_change_breaks_twin_prefix(shard) -> None:
     assert _rules([base, twin.model_copy(update={"assistant_audio": blob})]) == {"twin_prefix"}
 
 
+def test_mutation_audio_change_just_before_the_divergence_window_ends_breaks_twin_prefix(shard) -> None:
+    """No stretch of what units before the divergence played is excused (rule 3's fade lies after the
+    cut, in the reaction window): faded audio in the last 50 ms of window K breaks twin_prefix."""
+    base, twin = _pair(shard, rule4=False)
+    audio, sr = decode_audio(twin.assistant_audio.bytes)
+    U = unit_samples(base.unit_s, sr)
+    end = (_diverge_unit(base) + 1) * U
+    fade = to_samples(0.05, sr)
+    assert np.any(audio[end - fade:end])   # the twin is speaking there
+    audio = audio.copy()
+    audio[end - fade:end] *= np.linspace(1, 0, fade, dtype=np.float32)
+    blob = twin.assistant_audio.model_copy(update={"bytes": encode_flac(audio, sr)})
+    assert _rules([base, twin.model_copy(update={"assistant_audio": blob})]) == {"twin_prefix"}
+
+
+def test_interruption_leaves_every_output_before_its_reaction_as_without_it(shard) -> None:
+    """Rule 3, causally, on generated rows: against its clean twin (the same session without the
+    interruption), an interrupted row's outputs of the units before the reacting one, and its
+    assistant audio up to the cut, are byte-identical; the fade follows the cut, in the reaction
+    window, and the channel is silent (< -50 dBFS) from the fade's end through that window."""
+    from pipeline.acoustics import SILENCE_DBFS, window_peak_dbfs
+    from schemas.twins import OUTPUT_LABELS
+    out = lambda u: (u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate,  # noqa: E731
+                     sorted(x for x in u.labels if x in OUTPUT_LABELS))
+    pairs = [p for p in _pairs(shard[0]) if _kind(p) == TwinKind.CLEAN and not _rule4(p)]
+    assert pairs
+    for base, twin in pairs:
+        turn = next(e for e in base.events if e.kind == EventKind.ASSISTANT_TURN and json.loads(e.attrs)["interrupted"])
+        a = json.loads(turn.attrs)
+        sr, U = base.sample_rate, unit_samples(base.unit_s, base.sample_rate)
+        cut, fade = to_samples(a["cut_s"], sr), to_samples(a["fade_s"], sr)
+        R = window_of(cut, U)   # the reaction window: played by unit R-1, which read the detection
+        assert cut == R * U
+        assert [out(u) for u in base.units[:R - 1]] == [out(u) for u in twin.units[:R - 1]]
+        x, y = decode_audio(base.assistant_audio.bytes)[0], decode_audio(twin.assistant_audio.bytes)[0]
+        assert np.array_equal(x[:cut], y[:cut])
+        assert np.any(x[cut:cut + fade]) and window_peak_dbfs(x, cut + fade, (R + 1) * U) < SILENCE_DBFS
+        assert base.units[R - 1].decision == "listen" and not base.units[R - 1].spoken_text
+        # spoken_text is not changed by the fade: the interrupted turn voices exactly the twin's words
+        # that start before the cut (their ends clipped to it)
+        words = lambda r: [(w.word, w.start_s) for w in r.words if w.event_id == turn.id]  # noqa: E731
+        assert words(base) == [w for w in words(twin) if to_samples(w[1], sr) < cut]
+
+
 def test_mutation_output_change_after_a_rule4_overlay_breaks_twin_rule4(shard) -> None:
     base, twin = _pair(shard, rule4=True)
     k = next(u.index for u in twin.units[_diverge_unit(base):] if u.spoken_text)

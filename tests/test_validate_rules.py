@@ -367,6 +367,32 @@ def test_rule3_refuses_a_turn_sounding_past_its_cut(generated):
     assert "rule3_interruption_cut" in fired(row)
 
 
+def test_listen_silent_excuses_only_the_fade_after_a_cut(generated):
+    """The listening window a cut starts carries the cut's fade first (rule 3: the fade follows the
+    cut); a sound after the fade's end is no fade and breaks listen_silent."""
+    row = generated.situation("interruption_discard")
+    t = find_truncated_turn(row)
+    a = attrs(t)
+    cut, fade = int(round(a["cut_s"] * 16000)), int(round(a["fade_s"] * 16000))
+    k = cut // 16000 - 1
+    assert row.units[k].decision == "listen"
+    asst, _ = decode_audio(row.assistant_audio.bytes)
+    assert np.max(np.abs(asst[cut: cut + fade])) > 10 ** (-50 / 20)   # the fade itself is heard ...
+    assert fired(row) == set()                                          # ... and allowed
+    edit_audio(row, "assistant_audio", lambda x, U: tone(x, cut + fade + 80, cut + fade + 800))
+    assert fired(row) == {"listen_silent", RERENDER}
+
+
+def test_rule8_refuses_a_voiced_word_starting_at_the_cut(generated):
+    """A word starting in the fade after the cut is unspoken (rule 3): recording it as voiced fires rule 8."""
+    row = generated.situation("interruption_discard")
+    t = find_truncated_turn(row)
+    cut = attrs(t)["cut_s"]
+    last = max((w for w in row.words if w.event_id == t.id), key=lambda w: w.start_s)
+    last.start_s = last.end_s = cut
+    assert fired(row) == {"rule8_word_timings_true", "labels_derived"}   # its unit's spoken_text derives from it
+
+
 def test_rule5_refuses_a_relay_that_starts_while_the_user_speaks(generated):
     row = generated.situation("delegation")
     b, relay = find_relay(row)
@@ -391,8 +417,7 @@ def test_half_heard_word_is_not_heard_for_rule7(generated):
     a = attrs(t)
     tr = a["truncated"][0]
     word = [w for w in row.words if w.event_id == t.id][tr["index"]]
-    fade_start = a["cut_s"] - a["fade_s"]
-    heard = (fade_start - word.start_s) / (tr["planned_end_s"] - word.start_s)
+    heard = (a["cut_s"] - word.start_s) / (tr["planned_end_s"] - word.start_s)   # the fade follows the cut
     assert 0 < heard <= 1
     from pipeline.validate import RowView, _heard_words
     n = _heard_words(RowView(row, False), t)
