@@ -21,7 +21,7 @@ from pipeline import acoustics as ac
 from pipeline import mixer
 from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, InterruptionAttrs, OverlayAttrs,
                            PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs, VisualAttrs)
-from schemas.decode_budget import delegate_fits
+from schemas.decode_budget import DECODE_MS_PER_STEP, delegate_fits
 from schemas.language import Language, language
 from schemas.scene import Scene, VisualChange
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
@@ -157,6 +157,7 @@ class _State:
     clock: _Clock
     lang: Language
     speak: mixer.Speak
+    ms_per_step: float = DECODE_MS_PER_STEP   # the decode rate a delegate request is budgeted at
     floor: _Floor = field(default_factory=_Floor)
     placed: _Placed = field(default_factory=_Placed)
     tasks: dict[str, _Task] = field(default_factory=dict)
@@ -187,10 +188,12 @@ class _State:
                                           end_s=c.sec(end if clip is None else min(end, clip)), event_id=event_id))
 
 
-def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float) -> Timeline:
-    """Render every utterance and place it; raise ScheduleError if the script cannot be placed."""
+def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
+            ms_per_step: float = DECODE_MS_PER_STEP) -> Timeline:
+    """Render every utterance and place it; raise ScheduleError if the script cannot be placed.
+    `ms_per_step`: the decode rate (config decode_budget) deciding where a long request is issued."""
     st = _State(clock=_Clock(sample_rate, unit_samples(unit_s, sample_rate)), lang=language(script.language),
-                speak=mixer.cached_speaker(tts, sample_rate))
+                speak=mixer.cached_speaker(tts, sample_rate), ms_per_step=ms_per_step)
     if script.scene is not None:   # a visual fact is spoken no earlier than the window after its frame
         st.visual_gate = {a.turn: script.scene.fact_unit(a) + 1 for a in script.scene.asks}
     user_voice = next((t.voice for t in script.turns if t.role == Role.USER), None)
@@ -453,7 +456,8 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     if f.last_asst_end is not None:
         start = max(start, f.last_asst_end + c.s(ASSISTANT_MIN_GAP_S))
     delegate_unit = window_of(start, c.U) - 1      # the unit that issues the turn's request (if any)
-    if turn.delegate is not None and not delegate_fits(turn.delegate.request, c.sec(c.U), speaking=True):
+    if turn.delegate is not None and not delegate_fits(turn.delegate.request, c.sec(c.U), speaking=True,
+                                                      ms_per_step=st.ms_per_step):
         delegate_unit, start = _listen_to_delegate(st, delegate_unit, start)
     if turn.trigger == Trigger.USER and f.last_user_end is not None:
         st.log.gaps.append(c.sec(start - f.last_user_end))

@@ -19,6 +19,7 @@ from pipeline.frames import render_frames
 from pipeline.io import encode_flac
 from pipeline.scene import draw_scene, noise_events, snr_masks
 from pipeline.units import slice_units
+from schemas.decode_budget import DECODE_META_KEY, DECODE_MS_PER_STEP
 from schemas.config import RunConfig
 from schemas.language import language
 from schemas.provenance import SOURCE_META_KEY
@@ -55,7 +56,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     the acoustics draw from the stream [script.seed, 1], so the row depends on the script alone.
     """
     seed, scenario = script.seed, script.scenario
-    tl = compose(script, tts, cfg.sample_rate, cfg.unit_s)
+    tl = compose(script, tts, cfg.sample_rate, cfg.unit_s, cfg.decode_budget.ms_per_step)
     assistant = tl.render_stem(Stem.ASSISTANT)
     user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts, script.language)
     events = tl.events + noise_evs
@@ -76,6 +77,8 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     }
     if source is not None:
         meta[SOURCE_META_KEY] = source
+    if cfg.decode_budget.ms_per_step != DECODE_MS_PER_STEP:   # the default rate is recorded nowhere (bytes as before)
+        meta[DECODE_META_KEY] = {"ms_per_step": cfg.decode_budget.ms_per_step}
     return TrajectoryRow(
         id=traj_id, seed=seed, scenario=scenario, language=script.language, unit_s=cfg.unit_s,
         duration_s=tl.num_units * cfg.unit_s, sample_rate=cfg.sample_rate,

@@ -32,7 +32,7 @@ from pipeline.rooms import quantise_like_flac
 from pipeline.scene import realised_snrs
 from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
-from schemas.decode_budget import DECODE_MS_PER_STEP, decode_steps_available, delegate_decode_steps, delegate_fits
+from schemas.decode_budget import decode_steps_available, delegate_decode_steps, delegate_fits, row_ms_per_step
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
 from schemas.scene import VisualChange
@@ -112,6 +112,11 @@ class RowView:
     @cached_property
     def meta(self) -> dict[str, Any]:
         return json.loads(self.row.meta)
+
+    @cached_property
+    def ms_per_step(self) -> float:
+        """The decode rate the row was made at (config decode_budget; meta records a non-default one)."""
+        return row_ms_per_step(self.row.meta)
 
     @cached_property
     def lang(self) -> Language:
@@ -348,7 +353,7 @@ def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
         return
     bare = script.model_copy(update={"turns": tuple(t.model_copy(update={"overlays": ()}) for t in script.turns)})
     try:
-        tl = compose(bare, tts, v.sr, v.u)
+        tl = compose(bare, tts, v.sr, v.u, v.ms_per_step)
     except ScheduleError as err:
         yield f"the script without its overlays cannot be composed: {err}"
         return
@@ -575,7 +580,8 @@ def delegate_request(v: RowView) -> Iterator[str]:
         per_turn[a.turn] = per_turn.get(a.turn, 0) + 1
         turn = v.turn(a.turn)
         # a request too long to write while speaking is issued in the listening unit before (compose)
-        early = turn is not None and not delegate_fits(e.text, float(v.row.unit_s), speaking=True)
+        early = turn is not None and not delegate_fits(e.text, float(v.row.unit_s), speaking=True,
+                                                       ms_per_step=v.ms_per_step)
         if turn is None or a.unit != v.W(turn.start_s) - (2 if early else 1):
             yield f"{e.id}: not issued at the unit that starts its turn (a long request: the unit before it)"
         if has_protocol_leak(e.text) or not e.text.strip():
@@ -588,16 +594,17 @@ def delegate_request(v: RowView) -> Iterator[str]:
 def delegate_decode_budget(v: RowView) -> Iterator[str]:
     """A request issued in a unit that speaks can be written in the time the unit's speech leaves.
 
-    At DECODE_MS_PER_STEP per step after prefill and TTS (schemas/decode_budget.py), with the
+    At the row's decode rate (config decode_budget.ms_per_step, recorded in meta when not the default
+    DECODE_MS_PER_STEP) per step after prefill and TTS (schemas/decode_budget.py), with the
     request's tokens over-counted so that a request within the budget is within the MiniCPM-o SDK's.
     A listening unit leaves more (no TTS); what fits there depends on the target tokenizer, and
     the minicpm-o export checks it with the SDK and its tokenizer.
     """
-    unit_s = float(v.row.unit_s)
+    unit_s, ms = float(v.row.unit_s), v.ms_per_step
     for x in v.row.units:
-        if x.delegate and x.decision == Decision.SPEAK and not delegate_fits(x.delegate, unit_s, speaking=True):
+        if x.delegate and x.decision == Decision.SPEAK and not delegate_fits(x.delegate, unit_s, True, ms):
             yield (f"unit {x.index}: delegate request needs up to {delegate_decode_steps(x.delegate)} decode steps; a "
-                   f"unit that speaks leaves {decode_steps_available(unit_s, speaking=True)} at {DECODE_MS_PER_STEP:g} ms")
+                   f"unit that speaks leaves {decode_steps_available(unit_s, True, ms)} at {ms:g} ms")
 
 
 def backend_plain(v: RowView) -> Iterator[str]:

@@ -11,6 +11,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFun
 
 from schemas.errors import UsageError
 from schemas.language import LANGUAGES
+from schemas.decode_budget import DECODE_MS_PER_STEP
 from schemas.scene import DEFAULT_FRAME_SIZE
 from schemas.twins import TwinKind
 
@@ -620,6 +621,14 @@ class TwinsConfig(_Strict):
     kinds: list[TwinKind] = Field(default_factory=lambda: list(TwinKind), min_length=1)
 
 
+class DecodeBudgetConfig(_Strict):
+    """The model's decode rate a delegate request is budgeted at (schemas/decode_budget.py): a request
+    too long to write beside a unit's speech at this rate is issued in a listening unit. The default
+    (the MiniCPM-o SDK's 15 ms per step) is left out of the dump, so configs hash as before the key."""
+
+    ms_per_step: Num = Field(DECODE_MS_PER_STEP, gt=0, le=1000)
+
+
 class RunConfig(_Strict):
     """Everything that decides the bytes of a dataset. Its hash goes in the manifest.
 
@@ -648,6 +657,7 @@ class RunConfig(_Strict):
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
     twins: TwinsConfig = TwinsConfig()
+    decode_budget: DecodeBudgetConfig = DecodeBudgetConfig()
 
     @model_validator(mode="before")
     @classmethod
@@ -690,6 +700,8 @@ class RunConfig(_Strict):
             out.pop("vision", None)
         if self.twins == TwinsConfig():   # no twins: as before twins existed
             out.pop("twins", None)
+        if self.decode_budget == DecodeBudgetConfig():   # the SDK's rate: as before the key existed
+            out.pop("decode_budget", None)
         if self.languages is None:
             out.pop("languages", None)
         else:

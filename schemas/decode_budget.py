@@ -12,13 +12,19 @@ call's markup and the end-of-slot token) on top of its own text. Its text tokens
 `request_token_bound`, which needs no tokenizer: it over-counts what the MiniCPM-o 4.5 (Qwen)
 tokenizer spends on such text, so a request within the bound is within the SDK's budget
 (tests/test_export_minicpmo.py checks the bound against the real tokenizer on generated requests).
+
+The decode rate is a run's choice (config `decode_budget.ms_per_step`, default DECODE_MS_PER_STEP);
+a row made at another rate records it in meta[DECODE_META_KEY] (`row_ms_per_step` reads it back),
+and a row made at the default records nothing, so its bytes are those of a run before the key.
 """
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
 
 DECODE_MS_PER_STEP = 15.0
+DECODE_META_KEY = "decode_budget"   # meta key of a row made at a non-default rate: {"ms_per_step": x}
 DECODE_PREFILL_S = 0.2
 DECODE_TTS_S = 0.3
 # <tool_call>, the function and parameter markup around the request, </tool_call>, and the slot's
@@ -29,10 +35,16 @@ DELEGATE_FRAME_STEPS = 19
 _LETTERS_PER_TOKEN = 5
 
 
-def decode_steps_available(unit_s: float, speaking: bool) -> int:
+def decode_steps_available(unit_s: float, speaking: bool, ms_per_step: float = DECODE_MS_PER_STEP) -> int:
     """Decode steps that fit in one unit after prefill (and TTS when the unit speaks)."""
     left_s = unit_s - DECODE_PREFILL_S - (DECODE_TTS_S if speaking else 0.0)
-    return max(0, math.floor(round(left_s * 1000.0 / DECODE_MS_PER_STEP, 6)))
+    return max(0, math.floor(round(left_s * 1000.0 / ms_per_step, 6)))
+
+
+def row_ms_per_step(meta: str) -> float:
+    """The decode rate a row was made at, from its meta JSON string (the default when it records none)."""
+    record = json.loads(meta).get(DECODE_META_KEY)
+    return DECODE_MS_PER_STEP if record is None else float(record["ms_per_step"])
 
 
 def _is_cjk(ch: str) -> bool:
@@ -70,6 +82,6 @@ def delegate_decode_steps(request: str) -> int:
     return DELEGATE_FRAME_STEPS + request_token_bound(request)
 
 
-def delegate_fits(request: str, unit_s: float, speaking: bool) -> bool:
-    """Whether the request can be written in the time its unit leaves."""
-    return delegate_decode_steps(request) <= decode_steps_available(unit_s, speaking)
+def delegate_fits(request: str, unit_s: float, speaking: bool, ms_per_step: float = DECODE_MS_PER_STEP) -> bool:
+    """Whether the request can be written in the time its unit leaves at `ms_per_step` per step."""
+    return delegate_decode_steps(request) <= decode_steps_available(unit_s, speaking, ms_per_step)

@@ -104,7 +104,7 @@ def test_rule3_interruption_cut_at_reaction_window(tone_tts, detect):
     assert turn.end_s <= a["cut_s"]
     audio = tl.render_stem("assistant")
     next_start = int(round(ev(tl, "a2").start_s * SR))
-    fade_end = react_window * SR + int(round(0.03 * SR))
+    fade_end = react_window * SR + round(0.03 * SR)
     assert np.max(np.abs(audio[react_window * SR: fade_end])) > 0.0       # the fade follows the cut
     assert np.max(np.abs(audio[fade_end: next_start])) == 0.0             # silent from the fade's end
     assert units[react_window - 1].decision == "listen"
@@ -127,7 +127,7 @@ def test_fade_after_cut_leaves_earlier_windows_as_without_the_interruption(tone_
     it = Interruption(action="discard", text="stop", at_fraction=0.4, detect_s=0.5, fade_s=0.05, eot_s=0.3)
     tl, units = run([user("u1", "hi", eot_s=0.3), asst("a1", text, interruption=it)], tone_tts)
     bare, bare_units = run([user("u1", "hi", eot_s=0.3), asst("a1", text)], tone_tts)
-    cut = int(round(json.loads(ev(tl, "a1").attrs)["cut_s"] * SR))
+    cut = round(json.loads(ev(tl, "a1").attrs)["cut_s"] * SR)
     R = cut // SR
     audio, uncut = tl.render_stem("assistant"), bare.render_stem("assistant")
     assert cut == R * SR and np.array_equal(audio[:cut], uncut[:cut])   # unchanged up to the cut
@@ -135,7 +135,8 @@ def test_fade_after_cut_leaves_earlier_windows_as_without_the_interruption(tone_
     peaks = [float(x.max()) for x in np.array_split(np.abs(fade), 4)]   # the envelope falls through the fade
     assert peaks[0] > 0 and peaks[-1] < peaks[0] * 0.5
     assert window_peak_dbfs(audio, cut + int(0.05 * SR), (R + 1) * SR) < -50.0
-    out = lambda us: [(u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate) for u in us]  # noqa: E731
+    def out(us):
+        return [(u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate) for u in us]
     assert out(units[:R - 1]) == out(bare_units[:R - 1])   # the outputs written before the detection
     assert units[R - 1].decision == "listen" and not units[R - 1].spoken_text   # the fade is no speech
     assert bare_units[R - 1].decision == "speak"

@@ -203,8 +203,12 @@ def test_interruption_leaves_every_output_before_its_reaction_as_without_it(shar
     window, and the channel is silent (< -50 dBFS) from the fade's end through that window."""
     from pipeline.acoustics import SILENCE_DBFS, window_peak_dbfs
     from schemas.twins import OUTPUT_LABELS
-    out = lambda u: (u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate,  # noqa: E731
-                     sorted(x for x in u.labels if x in OUTPUT_LABELS))
+    def out(u):
+        return (u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate,
+                sorted(x for x in u.labels if x in OUTPUT_LABELS))
+
+    def words(r):
+        return [(w.word, w.start_s) for w in r.words if w.event_id == turn.id]
     pairs = [p for p in _pairs(shard[0]) if _kind(p) == TwinKind.CLEAN and not _rule4(p)]
     assert pairs
     for base, twin in pairs:
@@ -221,7 +225,6 @@ def test_interruption_leaves_every_output_before_its_reaction_as_without_it(shar
         assert base.units[R - 1].decision == "listen" and not base.units[R - 1].spoken_text
         # spoken_text is not changed by the fade: the interrupted turn voices exactly the twin's words
         # that start before the cut (their ends clipped to it)
-        words = lambda r: [(w.word, w.start_s) for w in r.words if w.event_id == turn.id]  # noqa: E731
         assert words(base) == [w for w in words(twin) if to_samples(w[1], sr) < cut]
 
 

@@ -373,7 +373,7 @@ def test_listen_silent_excuses_only_the_fade_after_a_cut(generated):
     row = generated.situation("interruption_discard")
     t = find_truncated_turn(row)
     a = attrs(t)
-    cut, fade = int(round(a["cut_s"] * 16000)), int(round(a["fade_s"] * 16000))
+    cut, fade = round(a["cut_s"] * 16000), round(a["fade_s"] * 16000)
     k = cut // 16000 - 1
     assert row.units[k].decision == "listen"
     asst, _ = decode_audio(row.assistant_audio.bytes)
