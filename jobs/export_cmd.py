@@ -2,7 +2,8 @@
 
 `trainer` (default): training shards for the bundled trainer (jobs/export.py). `moshi`:
 moshi-finetune's stereo wavs, alignments and index (jobs/export_moshi.py). `lhotse`: a Lhotse Shar
-CutSet and a NeMo manifest (jobs/export_lhotse.py). `minicpm-o`: the MiniCPM-o protocol SDK's
+CutSet and a NeMo manifest (jobs/export_lhotse.py). `nemo-s2s`: the same module's Lhotse Shar cuts for
+NeMo speechlm2's duplex S2S dataset (user channel in, assistant channel as target_audio). `minicpm-o`: the MiniCPM-o protocol SDK's
 O5DuplexTrainingData, checked by the SDK itself (jobs/export_minicpmo.py). Each format has its own module.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 
 from schemas.protocol import CHUNK_EOS
 
-FORMATS = ("trainer", "moshi", "lhotse", "minicpm-o", "fdb")
+FORMATS = ("trainer", "moshi", "lhotse", "nemo-s2s", "minicpm-o", "fdb")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,13 +26,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "(DESIGN §3) with a per-token loss mask and 16 kHz user audio; writes TRAIN_DIR/{train,val}, "
                     "the extended tokenizer and a manifest. --format moshi: moshi-finetune's stereo 24 kHz wavs, "
                     "word alignments and jsonl index. --format lhotse: a Lhotse Shar CutSet (two-channel cuts, "
-                    "supervisions with word alignments) and a NeMo manifest. --format minicpm-o: one MiniCPM-o "
+                    "supervisions with word alignments) and a NeMo manifest. --format nemo-s2s: Lhotse Shar cuts for NeMo's "
+                    "speechlm2 DuplexS2SDataset (user channel as the recording, the assistant's as target_audio, "
+                    "speakers user/agent). --format minicpm-o: one MiniCPM-o "
                     "O5DuplexTrainingData case per row, validated, arranged and tokenized by minicpm-o5-sdk. The options from --tokenizer to "
                     "--no-chunk-eos-loss and --workers are the trainer format's.")
     p.add_argument("dir", help="generator output folder (manifest.json + shards)")
     p.add_argument("--format", choices=FORMATS, default="trainer",
                    help="trainer (default): our training shards; moshi: moshi-finetune; lhotse: Lhotse Shar + NeMo; "
-                        "minicpm-o: MiniCPM-o protocol SDK training data; "
+                        "nemo-s2s: NeMo duplex S2S cuts (Lhotse Shar); minicpm-o: MiniCPM-o protocol SDK training data; "
                         "fdb: Full-Duplex-Bench v1.5 samples (rows made with twins: {kinds: [clean]})")
     p.add_argument("--tokenizer", default="minicpm-o45",
                    help="tokenizer.json (or its folder), or 'minicpm-o45' for the MiniCPM-o 4.5 tokenizer "
@@ -43,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--val-fraction", type=float, default=0.05, help="per-family validation share (default 0.05)")
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the mix (default 0)")
     p.add_argument("--rows-per-shard", type=int, default=256,
-                   help="rows per training shard, or cuts per Shar shard with --format lhotse (default 256)")
+                   help="rows per training shard, or cuts per Shar shard with --format lhotse/nemo-s2s (default 256)")
     p.add_argument("--audio", choices=("flac", "mel"), default="flac",
                    help="flac: 16 kHz FLAC, features in the loader (default); mel: precomputed fp16 log-mel")
     p.add_argument("--image-tokens", type=int, default=64, help="image embeddings per frame (Omni rows)")
@@ -115,11 +118,19 @@ def run_consumer(args: argparse.Namespace) -> int:
         import importlib.util
 
         if importlib.util.find_spec("lhotse") is None:
-            print("error: export refused: --format lhotse needs the lhotse package: "
+            print(f"error: export refused: --format {args.format} needs the lhotse package: "
                   "pip install 'duplexsynth[export]' (or scripts/setup.sh)", file=sys.stderr)
             return 2
-        from jobs.export_lhotse import FORMAT, LhotseWriter
-        fmt, make_writer = FORMAT, lambda stage: LhotseWriter(stage, args.rows_per_shard)
+        from jobs.export_lhotse import (
+            FORMAT,
+            NEMO_S2S_FORMAT,
+            LhotseWriter,
+            NemoS2SWriter,
+        )
+        if args.format == "nemo-s2s":   # NeMo speechlm2's duplex S2S layout of the same cuts
+            fmt, make_writer = NEMO_S2S_FORMAT, lambda stage: NemoS2SWriter(stage, args.rows_per_shard)
+        else:
+            fmt, make_writer = FORMAT, lambda stage: LhotseWriter(stage, args.rows_per_shard)
     try:
         summary = export_format(args.dir, args.out, fmt=fmt, make_writer=make_writer, overwrite=args.overwrite,
                                 allow_incomplete=args.allow_incomplete, progress=sys.stderr.isatty())

@@ -19,11 +19,26 @@ bytes of the row, copied). A line is one supervision: `audio_filepath` (relative
 which NeMo resolves), `offset`, `duration`, `text`, `lang`, `sampling_rate`, plus `speaker`,
 `channel`, `session_id`, `turn_id`, `kind` and `scenario`, which NeMo's Lhotse adapter keeps as
 `cut.custom`. Harness events have no audio and no line.
+
+**NeMo duplex S2S** (`--format nemo-s2s`, `NemoS2SWriter`): the cuts NeMo's speechlm2
+`DuplexS2SDataset` trains on, as Lhotse Shar (NeMo reads Shar through its Lhotse dataloader).
+
+    OUT/nemo_s2s/cuts.000000.jsonl.gz, recording.000000.tar, target_audio.000000.tar
+
+One `MonoCut` per session whose recording is the USER channel (the microphone: the model's input)
+and whose `custom["target_audio"]` is a Recording of the assistant channel (what the model says),
+which the dataset loads with `recording_field="target_audio"`. Supervisions as above, all on the
+one channel, with the speaker roles the dataset selects by: `user` (its input role: the user's
+turns, interruptions and backchannels), `agent` (its output role: the assistant's voiced turns);
+the people the user talks to and background talkers keep their own role, which the dataset leaves
+out of both text channels. `text` is the words actually voiced, `end` where the voicing stopped, so
+an interrupted turn's end-of-text lands at its cut. `custom` also carries the session record.
 """
 from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +47,26 @@ import numpy as np
 from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, channel_of, new_name,
                                 session_audio, words_by_event)
 from schemas.language import language
+from schemas.vocab import Role
 
 FORMAT = "duplexsynth-lhotse-v1"
 SHAR_DIR, NEMO_DIR, NEMO_MANIFEST = "shar", "nemo", "manifest.jsonl"
 CHANNEL_FILES = {ASSISTANT_CHANNEL: "assistant", USER_CHANNEL: "user"}
+# NeMo speechlm2 DuplexS2SDataset: its cut field for the output audio and its default roles
+NEMO_S2S_FORMAT, NEMO_S2S_DIR = "duplexsynth-nemo-s2s-v1", "nemo_s2s"
+NEMO_TARGET_AUDIO = "target_audio"
+NEMO_INPUT_ROLE, NEMO_OUTPUT_ROLE = str(Role.USER), "agent"   # NeMo's default roles; its "user" is ours
+NEMO_S2S_FIELDS = {"recording": "flac", NEMO_TARGET_AUDIO: "flac"}
+
+
+def _mono_recording(recording_id: str, x: np.ndarray, sr: int) -> Any:
+    """An in-memory one-channel lhotse Recording (FLAC bytes)."""
+    import soundfile as sf
+    from lhotse import Recording
+
+    buf = io.BytesIO()
+    sf.write(buf, x, sr, format="FLAC", subtype="PCM_16")
+    return Recording.from_bytes(buf.getvalue(), recording_id=recording_id)
 
 
 def _stereo_recording(row_id: str, channels: dict[int, np.ndarray], sr: int) -> Any:
@@ -142,3 +173,39 @@ class LhotseWriter:
                 "shar_files": {k: [str(Path(p).relative_to(self.root)) for p in v]
                                for k, v in self.shar.output_paths.items()},
                 "nemo_manifest": f"{NEMO_DIR}/{NEMO_MANIFEST}", "nemo_audio": {str(k): v for k, v in CHANNEL_FILES.items()}}
+
+
+class NemoS2SWriter:
+    """Feeds lhotse's SharWriter one NeMo duplex S2S cut per row (module docstring): the user channel
+    as the recording, the assistant channel as custom["target_audio"], speakers user / agent."""
+
+    def __init__(self, stage: Path, shard_size: int):
+        from lhotse.shar import SharWriter
+
+        self.root = stage
+        (stage / NEMO_S2S_DIR).mkdir()
+        self.shar = SharWriter(str(stage / NEMO_S2S_DIR), fields=dict(NEMO_S2S_FIELDS), shard_size=shard_size)
+        self.shar.__enter__()
+        self.names: set[str] = set()
+
+    def add(self, row: dict[str, Any]) -> None:
+        name = new_name(row["id"], self.names)
+        channels, sr = session_audio(row)
+        duration_s = len(channels[USER_CHANNEL]) / sr
+        sups = [replace(sup, channel=0, speaker=NEMO_OUTPUT_ROLE if sup.speaker == Role.ASSISTANT else sup.speaker)
+                for sup in supervisions(row, duration_s)]   # one channel: the cut is mono
+        cut = _mono_recording(row["id"], channels[USER_CHANNEL], sr).to_cut()
+        cut.supervisions = sups
+        cut.custom = {**_custom(row),
+                      NEMO_TARGET_AUDIO: _mono_recording(f"{row['id']}.{CHANNEL_FILES[ASSISTANT_CHANNEL]}",
+                                                         channels[ASSISTANT_CHANNEL], sr)}
+        self.shar.write(cut)     # past this point a failure is the export's, not the row's
+        self.names.add(name)
+
+    def close(self) -> dict[str, Any]:
+        self.shar.close()
+        return {"shar": NEMO_S2S_DIR, "shar_fields": dict(NEMO_S2S_FIELDS),
+                "shar_files": {k: [str(Path(p).relative_to(self.root)) for p in v]
+                               for k, v in self.shar.output_paths.items()},
+                "roles": {"input": [NEMO_INPUT_ROLE], "output": [NEMO_OUTPUT_ROLE]},
+                "target_audio": NEMO_TARGET_AUDIO}

@@ -127,3 +127,45 @@ def test_lhotse_does_not_import_torchaudio_at_load(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "PYTHONPATH": env_path})
     assert out.stdout.split() == ["loaded"], out.stdout
+
+
+# ----------------------------------------------------------------------------- NeMo duplex S2S layout
+
+@pytest.fixture(scope="module")
+def exported_s2s(source, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("nemo-s2s-out") / "s2s"
+    assert cli(["export", str(source[0]), "--format", "nemo-s2s", "--out", str(out), "--rows-per-shard", "3"]) == 0
+    return out
+
+
+def test_nemo_s2s_cuts_have_the_user_recording_the_assistant_target_audio_and_user_agent_speakers(
+        exported_s2s, source):
+    """As NeMo speechlm2's DuplexS2SDataset reads a cut: `load_audio()` is its source (the user channel),
+    `load_target_audio()` (recording_field="target_audio") its target (the assistant's samples), and
+    supervisions with speaker `user` / `agent` give the text of its input / output token channels."""
+    _, rows = source
+    cuts = list(lhotse.CutSet.from_shar(in_dir=exported_s2s / "nemo_s2s"))
+    assert [c.id for c in cuts] == [i for i in rows if i != BROKEN_ID]
+    for cut in cuts:
+        row = rows[cut.id]
+        assert isinstance(cut, lhotse.MonoCut) and cut.sampling_rate == row.sample_rate
+        n = round(row.duration_s * row.sample_rate)
+        user, target = cut.load_audio(), cut.load_target_audio()
+        assert user.shape == target.shape == (1, n)
+        assert np.allclose(user[0], _channel(row.user_audio.bytes), atol=1e-4)
+        assert np.allclose(target[0], _channel(row.assistant_audio.bytes), atol=1e-4)
+        assert np.any(target[0]) and not np.allclose(target[0], user[0], atol=1e-3)
+        events, voiced = {e.id: e for e in row.events}, _voiced_events(row)
+        assert {s.custom["event_id"] for s in cut.supervisions} == set(voiced)
+        for sup in cut.supervisions:
+            ev = events[sup.custom["event_id"]]
+            assert sup.channel == 0
+            assert sup.speaker == {"assistant": "agent"}.get(ev.role, ev.role)
+            assert sup.text == language(row.language).join([w.word for w in voiced[ev.id]])
+            assert 0 <= sup.start and sup.end <= cut.duration + 2e-6
+        agent = " ".join(s.text for s in cut.supervisions if s.speaker == "agent")
+        assert agent.split() == " ".join(e.text for e in row.events if e.kind == "assistant_turn" and e.text).split()
+        assert any(s.speaker == "user" for s in cut.supervisions)
+        assert cut.custom["units"] == [u.model_dump(mode="json") for u in row.units]
+    m = json.loads((exported_s2s / "manifest.json").read_text())
+    assert m["format"] == "duplexsynth-nemo-s2s-v1" and (m["rows"], m["failed"]) == (len(rows), 1)
