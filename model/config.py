@@ -40,6 +40,10 @@ class LLMConfig(Component):
 
 class AudioConfig(Component):
     pool: int = Field(5, ge=1)              # 50 Whisper frames per second -> 10 embeddings
+    # venus: pool -> Linear -> GELU -> Linear. minicpmo: Linear -> ReLU -> pool -> Linear, which is
+    # MiniCPM-o 4.5's audio_projection_layer followed by its average pooling (pooling commutes with
+    # the second Linear), so 4.5's projector weights keep their meaning (model/minicpmo_weights.py).
+    projector: Literal["venus", "minicpmo"] = "venus"
 
 
 class VisionConfig(Component):
@@ -109,6 +113,13 @@ class SpeechDecoderConfig(_Strict):
         return self
 
 
+class InitFrom(_Strict):
+    """Initialise the whole DuplexModel from one local pretrained checkpoint folder (never downloaded)."""
+
+    kind: Literal["minicpm-o-4.5"]
+    path: str
+
+
 class ModelConfig(_Strict):
     """`recipe` says what the LLM learns to emit.
 
@@ -127,6 +138,7 @@ class ModelConfig(_Strict):
     loss_chunk_tokens: int = Field(4096, ge=1)  # lm_head + CE over this many target tokens at a time
     loss_weights: LossWeights = LossWeights()
     speech_decoder: SpeechDecoderConfig | None = None   # venus only
+    init_from: InitFrom | None = None       # loaded after the modules are built (model/minicpmo_weights.py)
 
     @model_validator(mode="after")
     def _recipe(self) -> ModelConfig:

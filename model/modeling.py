@@ -78,6 +78,11 @@ class Projector(nn.Module):
         return self.fc2(F.gelu(self.fc1(x)))
 
 
+def _avg_pool(x: torch.Tensor, k: int) -> torch.Tensor:
+    """[B, T, d] -> [B, T/k, d], the mean of each k consecutive positions."""
+    return F.avg_pool1d(x.transpose(1, 2), k, k).transpose(1, 2)
+
+
 def _ce_tokens(h: torch.Tensor, y: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
     logits = F.linear(h, weight, bias).float()
     return F.cross_entropy(logits, y, reduction="none")
@@ -157,8 +162,12 @@ class DuplexModel(nn.Module):
         x = enc.layer_norm(x)
         if x.shape[1] % self.audio_pool:
             raise ValueError(f"{x.shape[1]} encoder positions per unit are not divisible by pool={self.audio_pool}")
-        x = F.avg_pool1d(x.transpose(1, 2), self.audio_pool, self.audio_pool).transpose(1, 2)
-        return self.audio_proj(x).reshape(-1, self.llm.config.hidden_size)
+        p = self.audio_proj
+        if self.cfg.audio.projector == "minicpmo":     # 4.5's recipe: Linear -> ReLU -> pool -> Linear
+            x = p.fc2(_avg_pool(F.relu(p.fc1(x)), self.audio_pool))
+        else:
+            x = p(_avg_pool(x, self.audio_pool))
+        return x.reshape(-1, self.llm.config.hidden_size)
 
     def encode_frames(self, pixels: torch.Tensor) -> torch.Tensor:
         """[Fr, 3, H, W] -> [Fr * tokens_per_frame, d_llm]."""

@@ -1,0 +1,216 @@
+"""Initialise a DuplexModel from a local MiniCPM-o 4.5 checkpoint folder (`model.init_from`).
+
+Why: 4.5 already speaks our token layout (the export reuses its ids), so its LLM, Whisper encoder and
+audio projector are the natural starting point; its vision tower too for Omni. Its TTS decoder and
+vision resampler have no counterpart in DuplexModel yet, so they are returned aside, prefix
+stripped, for the speech decoder (and any resampler) to load later.
+
+Key names follow MiniCPM-o 4.5's own model code: repo OpenBMB/MiniCPM-o-Demo, commit
+28b60cfb2a4d7156d045121e9ca2d31cd33f5d5d, files MiniCPMO45/modeling_minicpmo.py (class MiniCPMO:
+`llm` = Qwen3ForCausalLM, `apm` = MiniCPMWhisperEncoder (a WhisperEncoder), `audio_projection_layer`
+= MultiModalProjector linear1/linear2 with ReLU, applied *before* `audio_avg_pooler`, `vpm` =
+SiglipVisionTransformer from MiniCPMO45/modeling_navit_siglip.py (no pooling head; its last layer
+dropped when config `drop_vision_last_layer`), `resampler` = Resampler (query, kv_proj, attn,
+ln_q/ln_kv/ln_post, proj), `tts` = MiniCPMTTS) and MiniCPMO45/configuration_minicpmo.py. The same
+files sit at OpenBMB/minicpm-o-4_5-pytorch-simple-demo c7e16605.
+
+Layout read: config.json + model.safetensors.index.json + the shards it names (or one
+model.safetensors). Every key is checked against the name map from the index and the shard headers
+before any tensor is read; tensors are then read one at a time, shard by shard, straight into the
+model's parameters, so the checkpoint is never in memory twice.
+
+What maps and what does not (shapes checked per tensor):
+- LLM: same Qwen3 names. 4.5's embed/lm_head have fewer rows than our extended vocabulary (its ids
+  are reused; our added rows follow its highest id), so their rows are copied into our first rows and
+  the added rows keep their init. A checkpoint with more rows than ours is refused.
+- Audio projector: same shapes only with projector_hidden = LLM width, and the same meaning only with
+  `model.audio.projector: minicpmo` (ReLU, pooled after the first Linear); anything else is refused.
+- Vision: 4.5 feeds SigLIP through a 64-query perceiver resampler; our recipe pools the patch grid
+  and applies an MLP (`vision_proj`), so `vision_proj` keeps its init and `resampler.*` is returned
+  aside. Our SigLIP's pooling head (`vision.head.*`, unused by DuplexModel) has no 4.5 counterpart.
+- Components our model does not build (vision for an audio-only config) are skipped, not errors.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from schemas.errors import UsageError
+
+KIND = "minicpm-o-4.5"
+
+# 4.5 key prefix -> our DuplexModel key prefix (the rest of the key is the same on both sides).
+NAME_MAP: tuple[tuple[str, str], ...] = (
+    ("llm.", "llm."),
+    ("apm.", "audio."),
+    ("audio_projection_layer.linear1.", "audio_proj.fc1."),
+    ("audio_projection_layer.linear2.", "audio_proj.fc2."),
+    ("vpm.", "vision."),
+)
+# 4.5 prefixes kept aside (no DuplexModel module yet): prefix -> name in LoadReport.aside.
+ASIDE: tuple[tuple[str, str], ...] = (("tts.", "tts"), ("resampler.", "resampler"))
+# Our prefixes 4.5 has no weights for: they keep their init.
+OURS_ONLY: tuple[str, ...] = ("vision_proj.", "vision.head.")
+# Our keys whose first rows come from 4.5 (vocabulary rows; ours may have more).
+ROW_PREFIX: frozenset[str] = frozenset({"llm.model.embed_tokens.weight", "llm.lm_head.weight"})
+# An our-side module the model may not build: its 4.5 counterpart is then skipped.
+OPTIONAL_OURS: tuple[str, ...] = ("vision.",)
+
+
+class CheckpointError(UsageError, ValueError):
+    """A 4.5 checkpoint folder that does not fit the model; one line naming the folder."""
+
+
+@dataclass
+class LoadReport:
+    """What a load did: keys copied, keys copied by leading rows, 4.5 keys skipped, tensors aside."""
+
+    loaded: list[str] = field(default_factory=list)
+    row_copied: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    kept_init: list[str] = field(default_factory=list)
+    aside: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
+
+
+def our_name(key: str) -> str | None:
+    """Our key for a 4.5 key, or None when the name map does not cover it."""
+    for src, dst in NAME_MAP:
+        if key.startswith(src):
+            return dst + key[len(src):]
+    return None
+
+
+def _aside(key: str) -> tuple[str, str] | None:
+    for src, name in ASIDE:
+        if key.startswith(src):
+            return name, key[len(src):]
+    return None
+
+
+def _few(keys: Iterable[str], n: int = 3) -> str:
+    keys = sorted(keys)
+    more = f" (+{len(keys) - n} more)" if len(keys) > n else ""
+    return ", ".join(keys[:n]) + more
+
+
+def shard_map(folder: Path) -> dict[str, str]:
+    """4.5 key -> shard file name, from the index (or the single model.safetensors header)."""
+    from safetensors import safe_open
+
+    index, single = folder / "model.safetensors.index.json", folder / "model.safetensors"
+    if index.is_file():
+        try:
+            wm = json.loads(index.read_text())["weight_map"]
+        except (ValueError, KeyError, TypeError) as err:
+            raise CheckpointError(f"{index}: not a safetensors index with a weight_map ({err})") from None
+        missing = sorted({f for f in wm.values() if not (folder / f).is_file()})
+        if missing:
+            raise CheckpointError(f"{folder}: shard(s) named in model.safetensors.index.json are missing: "
+                                  f"{_few(missing)}")
+        return dict(wm)
+    if single.is_file():
+        with safe_open(str(single), framework="pt") as f:
+            return dict.fromkeys(f.keys(), single.name)
+    raise CheckpointError(f"{folder}: no model.safetensors.index.json or model.safetensors "
+                          f"(a MiniCPM-o 4.5 checkpoint folder)")
+
+
+def _check_config(model: nn.Module, folder: Path) -> None:
+    """Settings that are not visible in tensor shapes but change what the weights mean."""
+    p = folder / "config.json"
+    try:
+        conf = json.loads(p.read_text())
+    except (OSError, ValueError) as err:
+        raise CheckpointError(f"{p}: unreadable config.json ({err})") from None
+    cfg = model.cfg
+    if cfg.audio.projector != "minicpmo":
+        raise CheckpointError(f"{folder}: 4.5's audio projector is Linear-ReLU-pool-Linear; "
+                              "set model.audio.projector: minicpmo to load it")
+    step = conf.get("audio_pool_step", 5)
+    if step != cfg.audio.pool:
+        raise CheckpointError(f"{p}: audio_pool_step {step} but model.audio.pool is {cfg.audio.pool}")
+
+
+def load_minicpmo45(model: nn.Module, folder: str | Path) -> LoadReport:
+    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; TTS/resampler come back aside."""
+    from safetensors import safe_open
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CheckpointError(f"{folder}: model.init_from.path is not a folder")
+    _check_config(model, folder)
+    wm = shard_map(folder)
+    ours = model.state_dict(keep_vars=True)
+    rep = LoadReport()
+    built = {p for p in OPTIONAL_OURS if any(k.startswith(p) for k in ours)}
+    targets: dict[str, str] = {}
+    unexpected = []
+    for key in wm:
+        dst = our_name(key)
+        if dst is not None and dst in ours:
+            targets[key] = dst
+        elif dst is not None and any(dst.startswith(p) for p in OPTIONAL_OURS) and not \
+                any(dst.startswith(p) for p in built):
+            rep.skipped.append(key)
+        elif _aside(key) is not None:
+            continue
+        else:
+            unexpected.append(key)
+    if unexpected:
+        raise CheckpointError(f"{folder}: unexpected 4.5 keys (not in the name map): {_few(unexpected)}")
+    covered = set(targets.values())
+    missing = [k for k in ours if k not in covered and not k.startswith(OURS_ONLY)]
+    if missing:
+        raise CheckpointError(f"{folder}: model keys the checkpoint lacks: {_few(missing)}")
+    rep.kept_init = sorted(k for k in ours if k.startswith(OURS_ONLY))
+    by_shard: dict[str, list[str]] = {}
+    for key, shard in wm.items():
+        by_shard.setdefault(shard, []).append(key)
+    for shard, keys in by_shard.items():                    # shapes first: refuse before writing
+        with safe_open(str(folder / shard), framework="pt") as f:
+            have = set(f.keys())
+            for key in keys:
+                if key not in have:
+                    raise CheckpointError(f"{folder / shard}: the index names {key} but the shard lacks it")
+                if key in targets:
+                    _check_shape(key, targets[key], list(f.get_slice(key).get_shape()), ours, folder)
+    skipped = set(rep.skipped)
+    with torch.no_grad():
+        for shard, keys in by_shard.items():
+            with safe_open(str(folder / shard), framework="pt") as f:
+                for key in keys:
+                    if key in skipped:
+                        continue
+                    t = f.get_tensor(key)
+                    if key in targets:
+                        dst = ours[targets[key]]
+                        if t.shape[0] != dst.shape[0]:
+                            dst[: t.shape[0]].copy_(t)
+                            rep.row_copied.append(targets[key])
+                        else:
+                            dst.copy_(t)
+                        rep.loaded.append(targets[key])
+                    else:
+                        name, rest = _aside(key)  # type: ignore[misc]
+                        rep.aside.setdefault(name, {})[rest] = t
+                    del t
+    return rep
+
+
+def _check_shape(key: str, dst: str, shape: list[int], ours: dict[str, torch.Tensor], folder: Path) -> None:
+    want = list(ours[dst].shape)
+    rows_ok = dst in ROW_PREFIX and shape[1:] == want[1:] and shape[0] <= want[0]
+    if shape != want and not rows_ok:
+        raise CheckpointError(f"{folder}: {key} has shape {shape} but {dst} is {want}")
+
+
+def load_init_from(model: nn.Module, kind: str, path: str | Path) -> LoadReport:
+    """Dispatch on `model.init_from.kind` (one kind today)."""
+    if kind != KIND:
+        raise CheckpointError(f"model.init_from.kind: unknown {kind!r} (known: {KIND})")
+    return load_minicpmo45(model, path)

@@ -1,0 +1,221 @@
+"""MiniCPM-o 4.5 -> DuplexModel name map on a tiny random checkpoint written in 4.5's own layout.
+
+The 4.5 key list below is written from 4.5's model code (see model/minicpmo_weights.py for the
+source), independently of our modules, so a wrong name map shows up as missing/unexpected keys.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+from safetensors.torch import save_file
+
+from model.config import CONFIG_DIR, parse_run_spec
+from model.minicpmo_weights import CheckpointError, load_init_from, load_minicpmo45
+from model.modeling import DuplexModel
+from model.protocol import AUDIO_PH, IMAGE_PH
+
+CKPT_ROWS, OUR_ROWS = 300, 384          # 4.5's vocabulary is smaller than our extended one
+
+
+@dataclass(frozen=True)
+class _Vocab:
+    """The three things DuplexModel reads from a ProtocolVocab."""
+
+    vocab_size: int = 360
+
+    def __getitem__(self, tok: str) -> int:
+        return {AUDIO_PH: 298, IMAGE_PH: 299}[tok]
+
+
+def _spec(name: str) -> dict:
+    d = yaml.safe_load((CONFIG_DIR / f"{name}.yaml").read_text())
+    d["model"]["audio"]["projector"] = "minicpmo"
+    return d
+
+
+def _o45_state(omni: bool, tts: bool = True) -> dict[str, torch.Tensor]:
+    """4.5's key names (MiniCPMO: llm, apm, audio_projection_layer, vpm, resampler, tts) at tiny.yaml dims."""
+    g = torch.Generator().manual_seed(1)
+    sd: dict[str, list[int]] = {}
+    D, F, H, KV, HD = 64, 128, 4, 2, 16
+    sd["llm.model.embed_tokens.weight"] = [CKPT_ROWS, D]
+    sd["llm.lm_head.weight"] = [CKPT_ROWS, D]
+    sd["llm.model.norm.weight"] = [D]
+    for i in range(2):
+        p = f"llm.model.layers.{i}."
+        sd |= {p + "self_attn.q_proj.weight": [H * HD, D], p + "self_attn.k_proj.weight": [KV * HD, D],
+               p + "self_attn.v_proj.weight": [KV * HD, D], p + "self_attn.o_proj.weight": [D, H * HD],
+               p + "self_attn.q_norm.weight": [HD], p + "self_attn.k_norm.weight": [HD],
+               p + "mlp.gate_proj.weight": [F, D], p + "mlp.up_proj.weight": [F, D],
+               p + "mlp.down_proj.weight": [D, F],
+               p + "input_layernorm.weight": [D], p + "post_attention_layernorm.weight": [D]}
+    A = 64
+    sd |= {"apm.conv1.weight": [A, 80, 3], "apm.conv1.bias": [A], "apm.conv2.weight": [A, A, 3],
+           "apm.conv2.bias": [A], "apm.embed_positions.weight": [50, A],
+           "apm.layer_norm.weight": [A], "apm.layer_norm.bias": [A]}
+    for i in range(2):
+        p = f"apm.layers.{i}."
+        sd[p + "self_attn.k_proj.weight"] = [A, A]                 # Whisper's k_proj has no bias
+        for n in ("v_proj", "q_proj", "out_proj"):
+            sd |= {p + f"self_attn.{n}.weight": [A, A], p + f"self_attn.{n}.bias": [A]}
+        for n in ("self_attn_layer_norm", "final_layer_norm"):
+            sd |= {p + f"{n}.weight": [A], p + f"{n}.bias": [A]}
+        sd |= {p + "fc1.weight": [128, A], p + "fc1.bias": [128], p + "fc2.weight": [A, 128], p + "fc2.bias": [A]}
+    # audio_output_dim = encoder_ffn_dim // 4 = d_model for Whisper; MultiModalProjector(in, out)
+    sd |= {"audio_projection_layer.linear1.weight": [D, A], "audio_projection_layer.linear1.bias": [D],
+           "audio_projection_layer.linear2.weight": [D, D], "audio_projection_layer.linear2.bias": [D]}
+    if omni:
+        V = 32
+        sd |= {"vpm.embeddings.patch_embedding.weight": [V, 3, 8, 8], "vpm.embeddings.patch_embedding.bias": [V],
+               "vpm.embeddings.position_embedding.weight": [16, V],
+               "vpm.post_layernorm.weight": [V], "vpm.post_layernorm.bias": [V]}
+        p = "vpm.encoder.layers.0."
+        for n in ("k_proj", "v_proj", "q_proj", "out_proj"):
+            sd |= {p + f"self_attn.{n}.weight": [V, V], p + f"self_attn.{n}.bias": [V]}
+        for n in ("layer_norm1", "layer_norm2"):
+            sd |= {p + f"{n}.weight": [V], p + f"{n}.bias": [V]}
+        sd |= {p + "mlp.fc1.weight": [64, V], p + "mlp.fc1.bias": [64], p + "mlp.fc2.weight": [V, 64],
+               p + "mlp.fc2.bias": [V]}
+        sd |= {"resampler.query": [4, D], "resampler.kv_proj.weight": [D, V],
+               "resampler.attn.in_proj_weight": [3 * D, D], "resampler.attn.in_proj_bias": [3 * D],
+               "resampler.attn.out_proj.weight": [D, D], "resampler.attn.out_proj.bias": [D],
+               "resampler.proj": [D, D]}
+        for n in ("ln_q", "ln_kv", "ln_post"):
+            sd |= {f"resampler.{n}.weight": [D], f"resampler.{n}.bias": [D]}
+    if tts:
+        T = 16
+        sd |= {"tts.emb_text.weight": [50, T], "tts.emb_code.0.weight": [33, T],
+               "tts.head_code.0.parametrizations.weight.original0": [33, 1],
+               "tts.head_code.0.parametrizations.weight.original1": [33, T],
+               "tts.model.embed_tokens.weight": [40, T], "tts.model.norm.weight": [T],
+               "tts.model.layers.0.self_attn.q_proj.weight": [T, T],
+               "tts.model.layers.0.mlp.gate_proj.weight": [32, T],
+               "tts.model.layers.0.input_layernorm.weight": [T]}
+        for n in ("projector_spk", "projector_semantic"):
+            sd |= {f"tts.{n}.linear1.weight": [T, D], f"tts.{n}.linear1.bias": [T],
+                   f"tts.{n}.linear2.weight": [T, T], f"tts.{n}.linear2.bias": [T]}
+    return {k: torch.randn(s, generator=g) for k, s in sd.items()}
+
+
+def _write(folder: Path, state: dict[str, torch.Tensor], shards: int = 3, pool: int = 5) -> Path:
+    """HF layout: config.json + model-0000i-of-0000n.safetensors + model.safetensors.index.json."""
+    folder.mkdir(parents=True)
+    keys = sorted(state)
+    names = [f"model-{i + 1:05d}-of-{shards:05d}.safetensors" for i in range(shards)]
+    wm = {k: names[i % shards] for i, k in enumerate(keys)}
+    for n in names:
+        save_file({k: state[k].contiguous() for k in keys if wm[k] == n}, str(folder / n))
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": wm}))
+    (folder / "config.json").write_text(json.dumps({"architectures": ["MiniCPMO"], "model_type": "minicpmo",
+                                                    "hidden_size": 64, "audio_pool_step": pool,
+                                                    "query_num": 4, "version": "4.5"}))
+    return folder
+
+
+def _model(name: str, vocab_rows: int = 360) -> DuplexModel:
+    torch.manual_seed(0)
+    return DuplexModel(parse_run_spec(_spec(name)).model, _Vocab(vocab_rows))
+
+
+@pytest.mark.parametrize("name", ["tiny", "tiny-omni"])
+def test_name_map_loads_every_key_and_a_forward_runs(tmp_path, name):
+    omni = name == "tiny-omni"
+    state = _o45_state(omni)
+    folder = _write(tmp_path / "o45", state)
+    model = _model(name)
+    init_rows = model.llm.get_input_embeddings().weight[CKPT_ROWS:].clone()
+    rep = load_init_from(model, "minicpm-o-4.5", folder)
+    ours = model.state_dict()
+    a = ours["llm.model.embed_tokens.weight"]
+    assert a.shape[0] == OUR_ROWS > CKPT_ROWS
+    # every mapped tensor equals its source (the vocabulary matrices on their first rows)
+    n = 0
+    for k, src in state.items():
+        if k.startswith(("tts.", "resampler.")):
+            continue
+        dst = {"apm.": "audio.", "vpm.": "vision.", "audio_projection_layer.linear1.": "audio_proj.fc1.",
+               "audio_projection_layer.linear2.": "audio_proj.fc2.", "llm.": "llm."}
+        pre = next(p for p in dst if k.startswith(p))
+        got = ours[dst[pre] + k[len(pre):]]
+        assert torch.equal(got[: src.shape[0]], src), k
+        n += 1
+    assert n == len(rep.loaded) and sorted(rep.row_copied) == ["llm.lm_head.weight", "llm.model.embed_tokens.weight"]
+    assert torch.equal(model.llm.get_input_embeddings().weight[CKPT_ROWS:], init_rows)   # added rows keep init
+    # TTS (and the resampler for Omni) come back aside, prefix stripped, bit-equal
+    assert set(rep.aside["tts"]) == {k[4:] for k in state if k.startswith("tts.")}
+    assert all(torch.equal(rep.aside["tts"][k[4:]], v) for k, v in state.items() if k.startswith("tts."))
+    assert ("resampler" in rep.aside) == omni
+    assert rep.kept_init == sorted(k for k in ours if k.startswith(("vision_proj.", "vision.head.")))
+    assert bool(rep.kept_init) == omni
+    # a forward pass on the loaded weights: 2 units of audio (10 slots each) in a 40-token row
+    ids = torch.randint(0, 290, (1, 40))
+    ids[0, 5:25] = 298
+    feats = torch.randn(2, 80, 100)
+    kw = {}
+    if omni:
+        ids[0, 30:34] = 299
+        kw["pixel_values"] = torch.randn(1, 3, 32, 32)
+    mask = torch.ones_like(ids)
+    out = model(ids, mask, mask.bool(), torch.zeros_like(ids), feats, **kw)
+    assert torch.isfinite(out.weighted_sum) and int(out.class_count.sum()) == 39
+
+
+def test_audio_only_model_skips_vision_and_minicpmo_projector_pools_after_relu(tmp_path):
+    state = _o45_state(omni=True)
+    folder = _write(tmp_path / "o45", state)
+    model = _model("tiny")
+    rep = load_minicpmo45(model, folder)
+    assert rep.skipped and all(k.startswith("vpm.") for k in rep.skipped)
+    # 4.5's order: its projector (Linear-ReLU-Linear) on the encoder output, then 5x average pooling
+    feats = torch.randn(2, 80, 100)
+    with torch.no_grad():
+        h = model.audio(feats).last_hidden_state                       # [2, 50, 64]
+        p = model.audio_proj
+        ref = p.fc2(torch.relu(p.fc1(h))).reshape(2, 10, 5, 64).mean(2).reshape(20, 64)
+        tol = 1e-5 * float(ref.abs().max())                             # random-weight activations ~1e2
+        assert torch.allclose(model.encode_audio(feats), ref, atol=tol)
+        pool_first = p.fc2(torch.relu(p.fc1(h.reshape(2, 10, 5, 64).mean(2)))).reshape(20, 64)
+        assert not torch.allclose(pool_first, ref, atol=tol)            # the order matters with ReLU
+
+
+def _err(model: DuplexModel, folder: Path) -> str:
+    with pytest.raises(CheckpointError) as e:
+        load_minicpmo45(model, folder)
+    msg = str(e.value)
+    assert "\n" not in msg and str(folder) in msg
+    return msg
+
+
+def test_a_renamed_key_is_named_both_ways(tmp_path):
+    state = _o45_state(omni=False)
+    state["apm.layers.0.fc1.weight_renamed"] = state.pop("apm.layers.0.fc1.weight")
+    folder = _write(tmp_path / "bad", state)
+    model = _model("tiny")
+    before = model.audio.layers[1].fc2.weight.clone()
+    msg = _err(model, folder)
+    assert "unexpected" in msg and "apm.layers.0.fc1.weight_renamed" in msg
+    assert torch.equal(model.audio.layers[1].fc2.weight, before)     # refused before writing anything
+    del state["apm.layers.0.fc1.weight_renamed"]
+    msg = _err(_model("tiny"), _write(tmp_path / "bad2", state))
+    assert "lacks" in msg and "audio.layers.0.fc1.weight" in msg
+
+
+def test_missing_shard_wrong_shape_and_recipe_are_one_line_errors(tmp_path):
+    state = _o45_state(omni=False)
+    folder = _write(tmp_path / "o45", state)
+    (folder / "model-00002-of-00003.safetensors").unlink()
+    assert "model-00002-of-00003.safetensors" in _err(_model("tiny"), folder)
+    state["apm.embed_positions.weight"] = torch.randn(1500, 64)
+    assert "[1500, 64]" in _err(_model("tiny"), _write(tmp_path / "shape", state))
+    state = _o45_state(omni=False)
+    msg = _err(_model("tiny", vocab_rows=200), _write(tmp_path / "rows", state))
+    assert "llm.model.embed_tokens.weight" in msg
+    assert "audio_pool_step" in _err(_model("tiny"), _write(tmp_path / "pool", state, pool=4))
+    torch.manual_seed(0)
+    venus = DuplexModel(parse_run_spec(yaml.safe_load((CONFIG_DIR / "tiny.yaml").read_text())).model, _Vocab())
+    assert "projector: minicpmo" in _err(venus, _write(tmp_path / "venus", state))
