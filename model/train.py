@@ -129,9 +129,21 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
     # Random-init components are created directly on the GPU (same seed, same weights on every rank)
     # so a 9B model never needs ~36 GB of host RAM per rank; local weights load on the CPU first.
     from_paths = any(c is not None and c.path for c in (spec.model.llm, spec.model.audio, spec.model.vision))
+    from_paths = from_paths or spec.model.init_from is not None
     build_on = env.device if env.device.type == "cuda" and not from_paths else torch.device("cpu")
     with build_on:
         model = DuplexModel(spec.model, vocab)
+    if spec.model.init_from is not None:
+        from model.minicpmo_weights import load_init_from
+
+        init = spec.model.init_from
+        rep = load_init_from(model, init.kind, init.path)
+        aside = {k: len(v) for k, v in rep.aside.items()}
+        # the TTS decoder / resampler tensors have no module here yet: dropped, not kept per rank
+        _log(env, f"init_from {init.kind} {init.path}: {len(rep.loaded)} tensors loaded "
+                  f"({len(rep.row_copied)} by leading vocabulary rows), {len(rep.kept_init)} kept at init, "
+                  f"{len(rep.skipped)} skipped, set aside (unused): {aside}")
+        del rep
     if spec.train.activation_checkpointing:
         model.enable_activation_checkpointing()
     mode = parallel_mode(spec, env.world)

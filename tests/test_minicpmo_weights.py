@@ -219,3 +219,20 @@ def test_missing_shard_wrong_shape_and_recipe_are_one_line_errors(tmp_path):
     torch.manual_seed(0)
     venus = DuplexModel(parse_run_spec(yaml.safe_load((CONFIG_DIR / "tiny.yaml").read_text())).model, _Vocab())
     assert "projector: minicpmo" in _err(venus, _write(tmp_path / "venus", state))
+
+
+def test_trainer_build_model_applies_init_from(tmp_path, capsys):
+    from model.train import Env, build_model
+
+    state = _o45_state(omni=False)
+    folder = _write(tmp_path / "o45", state)
+    d = _spec("tiny")
+    d["model"]["init_from"] = {"kind": "minicpm-o-4.5", "path": str(folder)}
+    model, mode = build_model(parse_run_spec(d), _Vocab(), Env())
+    assert mode == "none"
+    assert torch.equal(model.audio.layers[1].fc2.weight, state["apm.layers.1.fc2.weight"])
+    assert torch.equal(model.audio_proj.fc1.bias, state["audio_projection_layer.linear1.bias"])
+    assert "init_from minicpm-o-4.5" in capsys.readouterr().err
+    d["model"]["init_from"]["kind"] = "minicpm-o-2.6"
+    with pytest.raises(Exception, match="init_from.kind"):
+        parse_run_spec(d)
