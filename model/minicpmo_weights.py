@@ -25,6 +25,10 @@ What maps and what does not (shapes checked per tensor):
   the added rows keep their init. A checkpoint with more rows than ours is refused.
 - Audio projector: same shapes only with projector_hidden = LLM width, and the same meaning only with
   `model.audio.projector: minicpmo` (ReLU, pooled after the first Linear); anything else is refused.
+- Vision tower: same SigLIP names. 4.5's tower is 980 px / patch 14 (4,900 position rows, NaViT
+  position ids that equal ours for a full square image), its last layer dropped when
+  `drop_vision_last_layer`; so `model.vision.config` needs image_size 980 and the checkpoint's layer
+  count (26 of so400m's 27), else the shape / missing-key check names the first mismatch.
 - Vision: 4.5 feeds SigLIP through a 64-query perceiver resampler; our recipe pools the patch grid
   and applies an MLP (`vision_proj`), so `vision_proj` keeps its init and `resampler.*` is returned
   aside. Our SigLIP's pooling head (`vision.head.*`, unused by DuplexModel) has no 4.5 counterpart.
