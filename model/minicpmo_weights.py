@@ -140,8 +140,9 @@ def _check_config(model: nn.Module, folder: Path) -> None:
         raise CheckpointError(f"{p}: audio_pool_step {step} but model.audio.pool is {cfg.audio.pool}")
 
 
-def load_minicpmo45(model: nn.Module, folder: str | Path) -> LoadReport:
-    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; TTS/resampler come back aside."""
+def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = True) -> LoadReport:
+    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; TTS/resampler come back aside
+    (or, with keep_aside=False, are never read: only their names are reported)."""
     from safetensors import safe_open
 
     folder = Path(folder)
@@ -190,18 +191,19 @@ def load_minicpmo45(model: nn.Module, folder: str | Path) -> LoadReport:
                 for key in keys:
                     if key in skipped:
                         continue
-                    t = f.get_tensor(key)
-                    if key in targets:
-                        dst = ours[targets[key]]
-                        if t.shape[0] != dst.shape[0]:
-                            dst[: t.shape[0]].copy_(t)
-                            rep.row_copied.append(targets[key])
-                        else:
-                            dst.copy_(t)
-                        rep.loaded.append(targets[key])
-                    else:
+                    if key not in targets:                     # a TTS / resampler tensor
                         name, rest = _aside(key)  # type: ignore[misc]
-                        rep.aside.setdefault(name, {})[rest] = t
+                        bucket = rep.aside.setdefault(name, {})
+                        if keep_aside:
+                            bucket[rest] = f.get_tensor(key)
+                        continue
+                    t, dst = f.get_tensor(key), ours[targets[key]]
+                    if t.shape[0] != dst.shape[0]:
+                        dst[: t.shape[0]].copy_(t)
+                        rep.row_copied.append(targets[key])
+                    else:
+                        dst.copy_(t)
+                    rep.loaded.append(targets[key])
                     del t
     return rep
 
@@ -213,8 +215,8 @@ def _check_shape(key: str, dst: str, shape: list[int], ours: dict[str, torch.Ten
         raise CheckpointError(f"{folder}: {key} has shape {shape} but {dst} is {want}")
 
 
-def load_init_from(model: nn.Module, kind: str, path: str | Path) -> LoadReport:
+def load_init_from(model: nn.Module, kind: str, path: str | Path, keep_aside: bool = True) -> LoadReport:
     """Dispatch on `model.init_from.kind` (one kind today)."""
     if kind != KIND:
         raise CheckpointError(f"model.init_from.kind: unknown {kind!r} (known: {KIND})")
-    return load_minicpmo45(model, path)
+    return load_minicpmo45(model, path, keep_aside)

@@ -137,12 +137,12 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
         from model.minicpmo_weights import load_init_from
 
         init = spec.model.init_from
-        rep = load_init_from(model, init.kind, init.path)
-        aside = {k: len(v) for k, v in rep.aside.items()}
-        # the TTS decoder / resampler tensors have no module here yet: dropped, not kept per rank
+        # the TTS decoder / resampler have no module here yet: not read at all
+        rep = load_init_from(model, init.kind, init.path, keep_aside=False)
+        aside = sorted(rep.aside)
         _log(env, f"init_from {init.kind} {init.path}: {len(rep.loaded)} tensors loaded "
                   f"({len(rep.row_copied)} by leading vocabulary rows), {len(rep.kept_init)} kept at init, "
-                  f"{len(rep.skipped)} skipped, set aside (unused): {aside}")
+                  f"{len(rep.skipped)} skipped, not read (no module yet): {aside}")
         del rep
     if spec.train.activation_checkpointing:
         model.enable_activation_checkpointing()
