@@ -36,6 +36,19 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
+# CosyVoice 2 (`--cosyvoice`, and `--test` for its tests): a venv of its own on top of our torch
+# (--system-site-packages), every package pinned and installed --no-deps so pip never resolves torch.
+# The model runs there, in Ray actors (jobs/cosyvoice_actor.py); model folders are never downloaded.
+if [[ "${1:-}" == "--test" || "${1:-}" == "--cosyvoice" ]]; then
+  venv=.venv-cosyvoice
+  if ! "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend" >/dev/null 2>&1; then
+    "$PY" -m venv --system-site-packages "$venv"
+    "$venv/bin/python" -m pip install -q --no-deps -r scripts/cosyvoice-requirements.txt
+    rm -f "$venv"/lib/python3*/site-packages/torchaudio/lib/*.so   # CUDA builds; see the requirements file
+    "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend"
+  fi
+fi
+
 if [[ "${1:-}" == "--test" ]]; then
   # Chromium for the preview test, and a CJK font so Mandarin lanes render as characters, not boxes
   if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "wenquanyi"; then

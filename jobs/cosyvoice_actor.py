@@ -1,0 +1,179 @@
+"""CosyVoice 2 in long-lived Ray actors: one model load per actor, many utterances per call.
+
+CosyVoice's pins (and its import-time dependencies: matcha, diffusers, lightning, whisper, a
+pure-Python torchaudio) live in a venv of their own that ``scripts/setup.sh --cosyvoice`` makes
+(``.venv-cosyvoice``, on top of our torch); the actor runs there through ``runtime_env``'s
+``py_executable``, so the driver never imports cosyvoice. Requests and results are plain dicts of
+str / float / int / numpy arrays, the only things both environments unpickle alike.
+
+The assistant's S3 tokens are the ones Qwen2LM.inference generated for the audio (the flow and
+HiFT then turn exactly those tokens into the waveform), so they are native: at speed 1.0 the
+24 kHz audio has 960 samples per token (25 tokens/s).
+
+A crashed actor (killed, out of memory) is restarted by Ray, which reloads the model and retries
+the call (``max_restarts`` / ``max_task_retries``): the same seeds give the same audio.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["REQUIRED_FILES", "CosyVoiceClient", "CosyVoiceRunner", "check_model_dir", "default_python"]
+
+REQUIRED_FILES = ("cosyvoice2.yaml", "llm.pt", "flow.pt", "hift.pt", "campplus.onnx", "speech_tokenizer_v2.onnx",
+                  "CosyVoice-BlankEN")
+PROMPT_RATE = 16000  # CosyVoice's front end hears the prompt at 16 kHz
+
+
+def check_model_dir(path: str | Path) -> Path:
+    """The model folder, or a one-line ValueError naming what is missing (it is never downloaded)."""
+    p = Path(path)
+    if not p.is_dir():
+        raise ValueError(f"cosyvoice model folder {str(p)!r} does not exist (it is never downloaded)")
+    missing = [f for f in REQUIRED_FILES if not (p / f).exists()]
+    if missing:
+        raise ValueError(f"cosyvoice model folder {str(p)!r} lacks {', '.join(missing)}")
+    return p
+
+
+def default_python(root: Path | None = None) -> str | None:
+    """The CosyVoice venv's interpreter that setup.sh made, when it exists."""
+    root = root or Path(__file__).resolve().parent.parent
+    py = root / ".venv-cosyvoice" / "bin" / "python"
+    return str(py) if py.exists() else None
+
+
+class CosyVoiceRunner:
+    """The model in one process (the actor's): the real CosyVoice 2 front end, LLM, flow and HiFT."""
+
+    def __init__(self, model_dir: str) -> None:
+        import torch
+        from cosyvoice.cli.frontend import CosyVoiceFrontEnd
+        from cosyvoice.cli.model import CosyVoice2Model
+        from hyperpyyaml import load_hyperpyyaml
+
+        d = check_model_dir(model_dir)
+        with open(d / "cosyvoice2.yaml", encoding="utf-8") as f:
+            cfg = load_hyperpyyaml(f, overrides={"qwen_pretrain_path": str(d / "CosyVoice-BlankEN")})
+        self.frontend = CosyVoiceFrontEnd(cfg["get_tokenizer"], cfg["feat_extractor"], str(d / "campplus.onnx"),
+                                          str(d / "speech_tokenizer_v2.onnx"), str(d / "spk2info.pt"),
+                                          cfg["allowed_special"])
+        self.sample_rate = int(cfg["sample_rate"])
+        self.model = CosyVoice2Model(cfg["llm"], cfg["flow"], cfg["hift"], fp16=False)
+        self.model.load(str(d / "llm.pt"), str(d / "flow.pt"), str(d / "hift.pt"))
+        self.llm = cfg["llm"]
+        self.llm.load_state_dict(torch.load(d / "llm.pt", map_location=self.model.device), strict=True)
+        self.llm.to(self.model.device).eval()
+        self.device = str(self.model.device)
+        self.instruct = "instruct" in d.name.lower() or (d / "instruct").exists()
+
+    def _prompt_16k(self, wav: np.ndarray, rate: int) -> Any:
+        import soxr
+        import torch
+
+        x = np.asarray(wav, dtype=np.float32)
+        if x.ndim > 1:
+            x = x.mean(axis=1)
+        if rate != PROMPT_RATE:
+            x = soxr.resample(x, rate, PROMPT_RATE, quality="HQ").astype(np.float32)
+        return torch.from_numpy(np.ascontiguousarray(x)).unsqueeze(0)
+
+    def synthesize_one(self, req: dict[str, Any]) -> dict[str, Any]:
+        """One utterance: request keys text, prompt_text, prompt_wav, prompt_rate, seed, speed and
+        optionally instruct (CosyVoice 2 instruct mode, for models that have it)."""
+        import torch
+
+        seed = int(req["seed"])
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+        torch.manual_seed(seed)
+        prompt = self._prompt_16k(req["prompt_wav"], int(req["prompt_rate"]))
+        instruct = req.get("instruct")
+        fe = self.frontend
+        if instruct:
+            inp = fe.frontend_instruct2(req["text"], instruct, prompt, self.sample_rate, "")  # it adds the end tag
+        else:
+            inp = fe.frontend_zero_shot(req["text"], req["prompt_text"], prompt, self.sample_rate, "")
+        dev = self.model.device
+
+        def n(t: Any) -> Any:
+            return torch.tensor([t.shape[1]], dtype=torch.int32, device=dev)
+
+        llm_prompt = inp.get("llm_prompt_speech_token", torch.zeros(1, 0, dtype=torch.int32))
+        tokens = [int(t) for t in self.llm.inference(
+            text=inp["text"].to(dev), text_len=n(inp["text"]), prompt_text=inp["prompt_text"].to(dev),
+            prompt_text_len=n(inp["prompt_text"]), prompt_speech_token=llm_prompt.to(dev),
+            prompt_speech_token_len=n(llm_prompt), embedding=inp["llm_embedding"].to(dev))]
+        if not tokens:
+            raise ValueError(f"cosyvoice generated no speech tokens for {req['text'][:80]!r}")
+        uid = str(uuid.uuid4())
+        self.model.hift_cache_dict[uid] = None
+        try:
+            with torch.inference_mode():
+                wav = self.model.token2wav(token=torch.tensor([tokens], dtype=torch.int32),
+                                           prompt_token=inp["flow_prompt_speech_token"],
+                                           prompt_feat=inp["prompt_speech_feat"], embedding=inp["flow_embedding"],
+                                           token_offset=0, uuid=uid, finalize=True, speed=float(req.get("speed", 1.0)))
+        finally:
+            self.model.hift_cache_dict.pop(uid, None)
+        return {"audio": wav.squeeze(0).float().cpu().numpy().astype(np.float32), "sample_rate": self.sample_rate,
+                "speech_tokens": np.asarray(tokens, dtype=np.int32), "speed": float(req.get("speed", 1.0))}
+
+    def synthesize(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Several trajectories' utterances in one call (one round trip, the model stays loaded)."""
+        return [self.synthesize_one(r) for r in requests]
+
+    def info(self) -> dict[str, Any]:
+        """Process id (tests kill it), device and sample rate."""
+        return {"pid": os.getpid(), "device": self.device, "sample_rate": self.sample_rate,
+                "instruct": self.instruct}
+
+
+class CosyVoiceClient:
+    """The pipeline's callable: ``client(requests) -> results``, spread over long-lived actors.
+
+    Picklable (it holds actor handles), so a backend holding it can be shipped to Ray workers.
+    """
+
+    def __init__(self, model_dir: str | Path, python: str | None = None, actors: int = 1,
+                 num_gpus: float | None = None, max_restarts: int = 3) -> None:
+        import ray
+
+        d = check_model_dir(model_dir)
+        python = python or default_python()
+        root = str(Path(__file__).resolve().parent.parent)
+        env: dict[str, Any] = {"env_vars": {"PYTHONPATH": root}}
+        if python:
+            env["py_executable"] = python
+        if num_gpus is None:
+            num_gpus = 1.0 if ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+        cls = ray.remote(CosyVoiceRunner).options(num_gpus=num_gpus, num_cpus=1, runtime_env=env,
+                                                  max_restarts=max_restarts, max_task_retries=max_restarts)
+        self.model_dir = str(d)
+        self.actors = [cls.remote(str(d)) for _ in range(max(1, actors))]
+
+    def __call__(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        import ray
+
+        if not requests:
+            return []
+        k = len(self.actors)
+        chunks = [requests[i::k] for i in range(k)]
+        refs = [a.synthesize.remote(c) for a, c in zip(self.actors, chunks) if c]
+        parts = ray.get(refs)
+        out: list[dict[str, Any]] = [{}] * len(requests)
+        for i, part in enumerate(parts):
+            for j, res in enumerate(part):
+                out[i + j * k] = res
+        return out
+
+    def info(self) -> list[dict[str, Any]]:
+        import ray
+
+        return ray.get([a.info.remote() for a in self.actors])
