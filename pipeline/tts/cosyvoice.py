@@ -10,8 +10,9 @@ Voices come from a voice-bank folder: ``prompts/<speaker>.wav`` and its transcri
 ``prompts/<speaker>.txt``; ``VoiceSpec.name`` is ``cosyvoice:<speaker>``. The seed of each
 utterance is a hash of what is said and who says it, so the same line always gives the same bytes.
 
-Word timings here are an estimate (spoken characters spread over the loud span of the audio);
-identity() says so, so a manifest never passes them off as an engine's or an aligner's.
+Word timings come from a CTC forced aligner (pipeline/tts/aligner.py) when one is given, else
+they are an estimate (spoken characters spread over the loud span of the audio); identity() says
+which, so a manifest never passes an estimate off as an aligner's.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class CosyVoiceBackend:
 
     def __init__(self, client: Client, voice_bank: str | Path, language: str = "en", speed: float = 1.0,
                  instruct: str | None = None, model: str = "CosyVoice2-0.5B", target_rms_dbfs: float = -20.0,
-                 peak_limit: float = 0.89) -> None:
+                 peak_limit: float = 0.89, aligner: Any = None) -> None:
         if not 0.5 <= speed <= 2.0:
             raise ValueError(f"cosyvoice speed must be within 0.5..2.0, got {speed}")
         self.client = client
@@ -81,6 +82,7 @@ class CosyVoiceBackend:
             raise ValueError(f"cosyvoice voice bank {str(self.bank)!r} has no prompts/ folder")
         self.language, self.speed, self.instruct, self.model = language, float(speed), instruct, model
         self.target_rms_dbfs, self.peak_limit = target_rms_dbfs, peak_limit
+        self.aligner = aligner   # a pipeline.tts.aligner.CtcAligner, or None: estimated word times
         self._prompts: dict[str, VoicePrompt] = {}
 
     def speaker_of(self, voice: VoiceSpec) -> str:
@@ -117,7 +119,11 @@ class CosyVoiceBackend:
         span = max(1, len(form.text))
         starts = [m for m in range(len(form.text)) if not form.text[m].isspace()
                   and (m == 0 or form.text[m - 1].isspace() or not form.text[m].isascii())]
-        onsets = [(off, min(n - 1, round(off / span * n))) for off in starts]
+        if self.aligner is not None:
+            first = set(starts)
+            onsets = [(off, smp) for off, smp in self.aligner.char_onsets(y, sr, form.text) if off in first]
+        else:
+            onsets = [(off, min(n - 1, round(off / span * n))) for off in starts]
         return Synthesis(audio=y, sample_rate=sr, words=word_timings(form, onsets, loud, n, sr))
 
     def synthesize_many(self, items: Sequence[tuple[str, VoiceSpec]], sample_rate: int
@@ -138,5 +144,6 @@ class CosyVoiceBackend:
                 "voice_bank": str(self.bank), "language": self.language, "speed": self.speed,
                 "instruct": self.instruct, "native_rate": NATIVE_RATE, "silence_dbfs": SILENCE_DBFS,
                 "resampler": f"soxr {dist_version('soxr')} HQ", "text": "spoken form",
-                "word_timing": "estimate (spoken characters over the loud span)",
+                "word_timing": self.aligner.identity() if self.aligner is not None
+                else "estimate (spoken characters over the loud span)",
                 "speech_tokens": "native" if self.speed == 1.0 else "retokenized"}

@@ -1,0 +1,80 @@
+"""The CTC forced aligner: the Viterbi path on known log-probs, and a tiny random-init wav2vec2
+CTC model (built here with its character tokenizer) timing CosyVoice-backend words."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pipeline.tts.aligner import CtcAligner, ctc_forced_path
+from pipeline.tts.cosyvoice import CosyVoiceBackend
+from schemas.script import VoiceSpec
+
+
+def test_forced_path_follows_the_peaks():
+    """Frames peaking on blank, a, a, blank, b, b, c: a starts at 1, b at 4, c at 6."""
+    blank, a, b, c = 0, 1, 2, 3
+    peaks = [blank, a, a, blank, b, b, c]
+    logp = np.full((len(peaks), 4), np.log(0.01))
+    logp[np.arange(len(peaks)), peaks] = np.log(0.97)
+    assert ctc_forced_path(logp, [a, b, c], blank) == [1, 4, 6]
+    # a repeated label needs a blank between its two copies: "aa" in 2 frames cannot be aligned
+    with pytest.raises(ValueError, match="too short"):
+        ctc_forced_path(logp[:2], [a, a], blank)
+
+
+@pytest.fixture(scope="module")
+def tiny_ctc(tmp_path_factory):
+    import torch
+    from transformers import (
+        Wav2Vec2Config,
+        Wav2Vec2CTCTokenizer,
+        Wav2Vec2FeatureExtractor,
+        Wav2Vec2ForCTC,
+        Wav2Vec2Processor,
+    )
+
+    d = tmp_path_factory.mktemp("ctc")
+    chars = ["<pad>", "<unk>", "|", "'"] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    (d / "vocab.json").write_text(json.dumps({ch: i for i, ch in enumerate(chars)}), encoding="utf-8")
+    tok = Wav2Vec2CTCTokenizer(str(d / "vocab.json"), pad_token="<pad>", unk_token="<unk>", word_delimiter_token="|")
+    fe = Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0, do_normalize=True)
+    Wav2Vec2Processor(feature_extractor=fe, tokenizer=tok).save_pretrained(str(d))
+    torch.manual_seed(0)
+    cfg = Wav2Vec2Config(vocab_size=len(chars), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                         intermediate_size=64, conv_dim=(16,) * 7, num_conv_pos_embeddings=16,
+                         num_conv_pos_embedding_groups=2, pad_token_id=0)
+    Wav2Vec2ForCTC(cfg).save_pretrained(str(d))
+    return CtcAligner(d)
+
+
+def test_aligner_times_backend_words(tiny_ctc, tmp_path):
+    """Through the backend: one word per token, starts where the aligner put each first letter,
+    monotone, inside the audio; identity says the times are the aligner's."""
+    import soundfile as sf
+
+    (tmp_path / "prompts").mkdir()
+    sf.write(tmp_path / "prompts" / "alice.wav", np.zeros(1600, np.float32) + 0.1, 16000)
+    (tmp_path / "prompts" / "alice.txt").write_text("hello.", encoding="utf-8")
+    rng = np.random.default_rng(0)
+    audio = (0.2 * rng.standard_normal(24000 * 2)).astype(np.float32)
+
+    def client(reqs):
+        return [{"audio": audio, "sample_rate": 24000, "speech_tokens": np.zeros(50, np.int32), "speed": 1.0}
+                for _ in reqs]
+
+    backend = CosyVoiceBackend(client, tmp_path, aligner=tiny_ctc)
+    text = "set a timer for ten minutes."
+    syn = backend.synthesize(text, VoiceSpec(name="cosyvoice:alice"), 16000)
+    assert [w.word for w in syn.words] == text.split()
+    starts = [w.start_s for w in syn.words]
+    assert starts == sorted(starts) and starts[0] == 0.0 and syn.words[-1].end_s <= syn.duration_s + 1e-9
+    onsets = tiny_ctc.char_onsets(syn.audio, 16000, text)
+    word_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == " "]
+    by_off = dict(onsets)
+    assert all(off in by_off for off in word_starts)
+    # every word after the first starts at its first letter's aligned sample
+    assert [round(w.start_s * 16000) for w in syn.words[1:]] == [by_off[o] for o in word_starts[1:]]
+    assert backend.identity()["word_timing"] == f"aligner (CTC, {tiny_ctc.model_dir.name})"
