@@ -1,6 +1,6 @@
 """CosyVoice 2 real-time factor, batched (N lines per actor call) vs one line per call.
 
-    python benchmarks/cosyvoice.py --model DIR [--bank BANK --speaker NAME] [--lines 16] [--batch 8]
+    python benchmarks/cosyvoice_rtf.py --model DIR [--bank BANK --speaker NAME] [--lines 16] [--batch 8]
                                    [--actors 1] [--python .venv-cosyvoice/bin/python]
 
 DIR is a CosyVoice2 model folder (never downloaded; `python -m tests.cosyvoice_fixtures DIR` in
