@@ -28,6 +28,36 @@ _REPEATED_WORD = re.compile(r"\b(\w+) \1\b(?!['-])", re.IGNORECASE)   # "tells y
 _SAME_OPERANDS = re.compile(r"\b([A-Z][\w']*(?: [A-Z][\w']*)*) (?:or|versus|vs\.?|and) \1\b")
 _ZERO_AMOUNT = re.compile(r"\b0 (?:dollars|euros|pounds)\b")
 _MY_PHRASE = re.compile(r"\bmy ((?:\w+ )?\w+)")
+# a share of what the user earns above the whole of it ("Your rent is 111 percent of your income")
+_SHARE_OF_INCOME = re.compile(r"\b(\d+) percent of (?:your income|income|your [\d,]+\b|what you bring home)")
+# what the assistant says the user has already ("Having 600 dollars already"): a fact only the user can give
+_USER_HAS = re.compile(r"(?:\b(?:[Hh]aving|[Ss]ince you have|[Yy]ou've already got|[Ww]ith|[Cc]ounting the|[Aa]fter the) "
+                       r"([\d,]+) dollars (?:already|saved|put aside|you already have))|"
+                       r"(?:\b(?:Already saved|Saved so far): ([\d,]+))")
+# a plural subject with a singular verb: "the pop ups on an iPhone is", "the crashing apps is", "dumplings is"
+# (the subject starts a clause; "tightness in the hamstrings is" has its noun before the preposition)
+_NOT_PLURAL = frozenset({
+    "news", "series", "species", "lens", "bus", "gas", "glass", "class", "plus", "bonus", "status",
+    "process", "address", "virus", "always", "this", "its", "his", "is", "was", "has", "does", "yes", "us",
+    "thus", "lotus", "tennis", "chess", "maths", "physics", "economics", "athletics", "gymnastics",
+    "politics", "measles", "diabetes", "lettuce", "hummus", "couscous", "asparagus", "octopus", "citrus",
+    "cactus", "blues",
+})
+_PLURAL_IS = re.compile(r"(?:^|(?<=[.!?,:] ))(?:(?:[Tt]he|[Yy]our|[Tt]hese|[Tt]hose|[Mm]y|[Oo]ur|[Aa]ll) )?(?:[a-z-]+ ){0,2}?([a-z]+s)"
+                        r"(?: (?:on|in|with|for|from|at|of) (?:an?|the|your|my) [\w-]+(?: [\w-]+)?)? "
+                        r"(?:is|was|has|isn't|wasn't|doesn't)\b")
+# an amount takes a singular verb ("twenty weeks is plenty", "forty five minutes at a sports hall is")
+_AMOUNT = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+                     r"sixty|seventy|eighty|ninety|hundred|few|several|couple)\b", re.IGNORECASE)
+# a preposition phrase spliced in as a subject: "On video calls for 3 people is easy to estimate."
+# ("On Thursday the shop is", "at 65 kilos your need is" have a subject of their own; "From May to June is" is idiom)
+_PREP_SUBJECT = re.compile(r"(?:^|(?<=[.!?] )|(?<=^Okay, )|(?<=^Right, )|(?<=^Sure, )|(?<=[.!?] Okay, )|(?<=[.!?] Right, )|(?<=[.!?] Sure, ))"
+                           r"((?:[Oo]n|[Ii]n|[Aa]t|[Ff]or|[Ww]ith|[Bb]y|[Uu]nder|[Oo]ver) "
+                           r"((?:[\w-]+ ){0,5}?)(?:is|are|needs|uses|takes)\b)")
+_SUBJECT_WORDS = frozenset({
+    "the", "a", "an", "your", "my", "our", "their", "his", "her", "its", "this", "that", "these", "those",
+    "it", "there", "we", "you", "they", "he", "she", "i", "everything", "everyone", "something", "nothing",
+})
 # a template's marks left in the text: an alternation or a slot that was never resolved
 _TEMPLATE_MARK = re.compile(r"[^\s\[\]{}|]*[\[\]{}|][^\s]*")
 
@@ -56,6 +86,12 @@ def lint_utterance(text: str) -> list[Hit]:
             *_found("zero_amount", _ZERO_AMOUNT, text),
             *_found("plural_possessive", PLURAL_POSSESSIVE, text),
             *_found("template_mark", _TEMPLATE_MARK, text)]
+    hits += [Hit("impossible_share", m.group(0)) for m in _SHARE_OF_INCOME.finditer(text) if int(m.group(1)) > 100]
+    hits += [Hit("number_agreement", m.group(0)) for m in _PLURAL_IS.finditer(text)
+             if m.group(1).lower() not in _NOT_PLURAL and not m.group(1).endswith(("ss", "us", "is", "'s"))
+             and not _AMOUNT.search(m.group(0))]
+    hits += [Hit("preposition_subject", m.group(1)) for m in _PREP_SUBJECT.finditer(text)
+             if not any(w.lower() in _SUBJECT_WORDS or w[:1].isupper() for w in m.group(2).split())]
     for m in _REPEATED_WORD.finditer(text):
         w = m.group(1)
         if w.lower() not in _REPEATABLE and w.lower() not in ARTICLES and not (len(w) == 1 and w.isupper()):   # "B B King"
@@ -64,10 +100,16 @@ def lint_utterance(text: str) -> list[Hit]:
 
 
 def lint_reply(user_text: str, assistant_text: str) -> list[Hit]:
-    """Perspective: the assistant echoing the user's "my living room" as its own ("in my living room")."""
+    """Perspective: the assistant echoing the user's "my living room" as its own ("in my living room");
+    and the assistant telling the user what they have already ("Having 600 dollars already") when the
+    user never said it."""
     said = {m.group(1).lower() for m in _MY_PHRASE.finditer(user_text)}
-    return [Hit("pronoun_perspective", m.group(0)) for m in _MY_PHRASE.finditer(assistant_text)
+    hits = [Hit("pronoun_perspective", m.group(0)) for m in _MY_PHRASE.finditer(assistant_text)
             if m.group(1).lower() in said]
+    numbers = set(re.findall(r"\d+", user_text.replace(",", "")))
+    hits += [Hit("unsaid_user_fact", m.group(0)) for m in _USER_HAS.finditer(assistant_text)
+             if (m.group(1) or m.group(2)).replace(",", "") not in numbers]
+    return hits
 
 
 def lint_hesitation(word_before: str, filler: str) -> list[Hit]:

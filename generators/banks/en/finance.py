@@ -4,14 +4,35 @@ from __future__ import annotations
 
 import math
 
-from ..engine import Slots, money, number_words
+from ..engine import Rng, Slots, money, number_words
 from ..loader import BankData
+
+
+def _grid(rng: Rng, lo: int, hi: int, step: int) -> int:
+    return lo + step * int(rng.integers(0, (hi - lo) // step + 1))
+
+
+# A savings target and what is saved towards it already: a tenth to a half of it, so something is left
+# to save and "0 dollars already" cannot be said. The user says what is saved; a correction of the target
+# keeps it (the savings do not change because the target did), so a new target stays above twice it.
+SAVE_RANGE = (500, 12000, 250)
+
+
+def save_amount(rng: Rng, slots: Slots, data: BankData) -> int:
+    lo, hi, step = SAVE_RANGE
+    if "saved_n" in slots:
+        lo = max(lo, step * math.ceil(2 * int(slots["saved_n"]) / step))  # type: ignore[arg-type]
+    return _grid(rng, lo, hi, step)
+
+
+def save_saved(rng: Rng, slots: Slots, data: BankData) -> int:
+    return int(rng.integers(1, 6)) * int(slots["amount"]) // 10  # type: ignore[arg-type]
 
 
 def finance_save(s: Slots, data: BankData) -> Slots:
     amount = int(s["amount"])  # type: ignore[arg-type]
     months = int(s["months"])  # type: ignore[arg-type]
-    saved = int(s["saved_frac"]) * amount // 10  # type: ignore[arg-type]
+    saved = int(s["saved_n"])  # type: ignore[arg-type]
     left = amount - saved
     monthly = left / months
     weekly = left / (months * 52 / 12)
@@ -25,6 +46,28 @@ def finance_save(s: Slots, data: BankData) -> Slots:
         "months_w": number_words(months),
         "goal_s": str(s["goal"]).replace("I want", "you want"),
     }
+
+
+# A monthly take-home income and a rent that fits in it: rent is at most RENT_MAX_SHARE of income (a
+# budget for a rent above the income is not a budget), so "rent is 111 percent of your income" cannot be said.
+INCOME_RANGE = (1800, 7000, 100)
+RENT_RANGE = (600, 2400, 50)
+RENT_MAX_SHARE = 0.6
+
+
+def budget_income(rng: Rng, slots: Slots, data: BankData) -> int:
+    """The income; redrawn for a correction (rent already known), one the rent still fits in."""
+    lo, hi, step = INCOME_RANGE
+    if "rent" in slots:
+        lo = max(lo, step * math.ceil(int(slots["rent"]) / RENT_MAX_SHARE / step))  # type: ignore[arg-type]
+    return _grid(rng, lo, hi, step)
+
+
+def budget_rent(rng: Rng, slots: Slots, data: BankData) -> int:
+    """The rent, at most RENT_MAX_SHARE of the income drawn before it."""
+    lo, hi, step = RENT_RANGE
+    hi = min(hi, step * math.floor(int(slots["income"]) * RENT_MAX_SHARE / step))  # type: ignore[arg-type]
+    return _grid(rng, lo, hi, step)
 
 
 def finance_budget(s: Slots, data: BankData) -> Slots:
@@ -84,4 +127,4 @@ def finance_loan(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (finance_save, finance_budget, finance_growth, finance_loan,)
+FUNCTIONS = (save_amount, save_saved, finance_save, budget_income, budget_rent, finance_budget, finance_growth, finance_loan,)

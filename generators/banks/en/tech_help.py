@@ -34,13 +34,14 @@ def tech_help_setup(s: Slots, data: BankData) -> Slots:
 
 
 def tech_help_speed(s: Slots, data: BankData) -> Slots:
-    use, per, noun = s["use"]  # type: ignore[misc]
+    row = s["use"]
+    use, per, noun, task = row.use, row.mbps, row.noun, row.task  # type: ignore[attr-defined]
     people = int(s["people"])  # type: ignore[arg-type]
     base = per * people
     headroom = math.ceil(base * 1.5)
     plan = next(p for p in (50, 100, 200, 300, 500, 1000) if p >= headroom)
     return {
-        "use_s": use, "per": per, "base": base, "headroom": headroom, "plan": plan,
+        "use_s": use, "task": task, "per": per, "base": base, "headroom": headroom, "plan": plan,
         "people_w": number_words(people), "noun": noun,
     }
 
