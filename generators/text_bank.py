@@ -34,7 +34,7 @@ import numpy as np
 from schemas.language import Language, language
 
 from .banks.delegations import Delegations, Spec
-from .banks.engine import Correction, Scenario, Slots, fill, new_seed, pick, realise
+from .banks.engine import Correction, Scenario, Slots, expansions, fill, new_seed, pick, realise
 from .banks.loader import Bank, BankError, load_language
 from .banks.rules import Rules
 from .text_lint import ARTICLES, HESITATION_SOUNDS
@@ -355,12 +355,22 @@ def draw_background_speech(rng: np.random.Generator, lang: str = "en") -> str:
     return _text(lang).render_rng(rng, c.background, c.other_slots.draw(rng))
 
 
-def draw_smalltalk(rng: np.random.Generator, lang: str = "en") -> tuple[str, str]:
-    """(user line, assistant reply) small talk while a task runs."""
+def draw_smalltalk(rng: np.random.Generator, lang: str = "en", question: bool = True) -> tuple[str, str]:
+    """(user line, assistant reply) small talk while a task runs. ``question=False`` when the assistant
+    speaks next unprompted (a timer, a result): a question must end a turn the user gets to answer
+    (DESIGN §2 rule 7), so the reply is then one that cannot end on a question."""
     t = _text(lang)
     item = pick(rng, t.bank.chatter.smalltalk)
     slots = t.bank.chatter.smalltalk_slots.draw(rng)
-    return t.render_rng(rng, item[0], slots), t.render_rng(rng, item[1], slots)
+    replies = item[1] if question else _statements(lang, item[1])
+    return t.render_rng(rng, item[0], slots), t.render_rng(rng, replies, slots)
+
+
+@functools.lru_cache(maxsize=None)
+def _statements(lang: str, templates: tuple[str, ...]) -> tuple[str, ...]:
+    """The templates none of whose expansions ends on a question (the loader keeps one per pair)."""
+    is_question = _text(lang).lang.is_question
+    return tuple(r for r in templates if not any(is_question(x) for x in expansions(r)))
 
 
 def draw_ack(rng: np.random.Generator, lang: str = "en") -> str:
@@ -515,7 +525,7 @@ def revision_ack(rng: np.random.Generator, content: DelegationContent) -> str:
 
 
 def draw_timer(rng: np.random.Generator, lang: str = "en") -> TimerContent:
-    """A 6-20 second timer with a varied acknowledgement and announcement."""
+    """A timer of the seconds its task plausibly takes (the label row's range) with a varied acknowledgement and announcement."""
     t = _text(lang)
     c = t.bank.chatter
     slots = c.timer_slots.draw(rng)

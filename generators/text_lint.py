@@ -99,6 +99,21 @@ def lint_utterance(text: str) -> list[Hit]:
     return hits
 
 
+# a reply that consoles a user who said something good ("it's finally the weekend" -> "tomorrow's a new day")
+_GOOD_NEWS = re.compile(r"\b(?:really happy|so excited|in a great mood|really cheerful|finally the weekend|a day off|"
+                        r"finished a big project|got engaged|had a baby)\b", re.IGNORECASE)
+_CONSOLING = re.compile(r"\b(?:sorry to hear|hang in there|tomorrow's a new day|days like that|the rest of (?:today|the day)|"
+                        r"is kinder|sounds gloomy|is rough)\b", re.IGNORECASE)
+_GOOD_NEWS_ZH = re.compile("开心|激动|高兴|放假|订婚|生了个宝宝")
+_CONSOLING_ZH = re.compile("辛苦|别硬撑|^唉|^哎呀|受不了|能理解")
+
+
+def _mood(user_text: str, assistant_text: str, good: re.Pattern[str], consoling: re.Pattern[str]) -> list[Hit]:
+    if good.search(user_text) and (m := consoling.search(assistant_text)):
+        return [Hit("mood_mismatch", m.group(0))]
+    return []
+
+
 def lint_reply(user_text: str, assistant_text: str) -> list[Hit]:
     """Perspective: the assistant echoing the user's "my living room" as its own ("in my living room");
     and the assistant telling the user what they have already ("Having 600 dollars already") when the
@@ -109,7 +124,7 @@ def lint_reply(user_text: str, assistant_text: str) -> list[Hit]:
     numbers = set(re.findall(r"\d+", user_text.replace(",", "")))
     hits += [Hit("unsaid_user_fact", m.group(0)) for m in _USER_HAS.finditer(assistant_text)
              if (m.group(1) or m.group(2)).replace(",", "") not in numbers]
-    return hits
+    return hits + _mood(user_text, assistant_text, _GOOD_NEWS, _CONSOLING)
 
 
 def lint_hesitation(word_before: str, filler: str) -> list[Hit]:
@@ -157,7 +172,8 @@ def lint_reply_zh(user_text: str, assistant_text: str) -> list[Hit]:
     """Perspective: the assistant saying the user's 我的客厅 / 我家 as its own (it is 你的客厅 / 你家)."""
     said = {m.group(0) for m in _MY_ZH.finditer(user_text)}
     return [Hit("pronoun_perspective", m.group(0)) for m in _MY_ZH.finditer(assistant_text)
-            if any(s.startswith(m.group(0)[:4]) or m.group(0).startswith(s[:4]) for s in said)]
+            if any(s.startswith(m.group(0)[:4]) or m.group(0).startswith(s[:4]) for s in said)
+            ] + _mood(user_text, assistant_text, _GOOD_NEWS_ZH, _CONSOLING_ZH)
 
 
 def _no_hits(*_: str) -> list[Hit]:

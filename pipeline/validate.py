@@ -37,7 +37,7 @@ from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_
 from schemas.language import Language, language
 from schemas.scene import VisualChange
 from schemas.numerals import english_numbers
-from schemas.timeline import HEARD_FRACTION, META_KEY, TimelineSpec
+from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
                            TaskOutcome, TaskStatus, Trigger)
@@ -513,7 +513,8 @@ def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
 
 
 def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
-    """A turn that ends on a question ends with turn_eos, and the user speaks before the assistant again.
+    """A turn that ends on a question ends with turn_eos, and the user speaks before the assistant again,
+    or the assistant's next turn (a timer, a result: any trigger) leaves ANSWER_ROOM_S of silence first.
 
     A '?' inside a turn followed by more sentences is an echo / rhetorical question in the banks
     ("A gift for a gardening lover? Easy...") and is not checked: the text alone cannot tell.
@@ -526,9 +527,13 @@ def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
         if 0 <= last < v.n and not v.row.units[last].turn_eos:
             yield f"{t.id} ends on a question but unit {last} has no turn_eos"
         nxt = v.turns[i + 1] if i + 1 < len(v.turns) else None
-        if nxt is not None and v.attrs[nxt.id].trigger == Trigger.USER and not any(
-                t.end_s <= e.start_s < nxt.start_s or e.start_s < t.end_s < e.end_s for e in users):
+        if nxt is None or any(t.end_s <= e.start_s < nxt.start_s or e.start_s < t.end_s < e.end_s for e in users):
+            continue
+        if v.attrs[nxt.id].trigger == Trigger.USER:
             yield f"{t.id} asks a question but {nxt.id} follows with no user speech in between"
+        elif nxt.start_s - t.end_s < ANSWER_ROOM_S:   # a timer or a result speaks over the room to answer
+            yield (f"{t.id} asks a question but {nxt.id} ({v.attrs[nxt.id].trigger}) follows "
+                   f"{nxt.start_s - t.end_s:.1f} s later with no user speech: under {ANSWER_ROOM_S} s to answer")
 
 
 def text_lint(v: RowView) -> Iterator[str]:

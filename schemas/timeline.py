@@ -243,6 +243,10 @@ def noise_event_id(noise: ColourNoise | BabbleNoise | HumNoise | FileNoise) -> s
 
 
 META_KEY = "timeline"   # the row's meta key that holds its TimelineSpec
+# A question the assistant asks and then, with no user speech in between, follows itself (a timer
+# announcement, a relayed result) must leave at least this much silence to answer in (DESIGN §2 rule 7:
+# a question leaves the user room to answer).
+ANSWER_ROOM_S = 5.0
 
 
 class TimelineSpec(_M):

@@ -44,6 +44,7 @@ from .engine import (
     cents_between,
     choice_of,
     draw_slots,
+    expansions,
     int_between,
     render,
     seed_slot,
@@ -466,6 +467,22 @@ def _slot_draw(b: _Builder, where: str, spec: model.SlotSet,
     return SlotDraw(MappingProxyType(samplers), derive)
 
 
+def _smalltalk_fits(where: str, st: model.Smalltalk) -> None:
+    """A small-talk reply says nothing about the user that one of its pair's user lines leaves out
+    ("feeling tired because work was long" after "I'm so tired today"; "Paris in May" after "Have you
+    heard good things about Paris?"): its slots are in every user line, or the assistant's ``own``."""
+    for i, pair in enumerate(st.pairs):
+        said = frozenset.intersection(*(frozenset(_SLOT_NAME.findall(u)) for u in pair.user))
+        if all(any(x.rstrip().endswith(("?", "？")) for x in expansions(r)) for r in pair.reply):
+            raise BankError(f"{where} pairs[{i}]: every reply can end on a question; one that cannot is "
+                            f"needed where the assistant speaks next unprompted (DESIGN §2 rule 7)")
+        for r in pair.reply:
+            extra = sorted(set(_SLOT_NAME.findall(r)) - said - set(st.own))
+            if extra:
+                raise BankError(f"{where} pairs[{i}] reply {r!r} says {extra}, which not every user line of "
+                                f"the pair says (a reply may add only the slots in `own`)")
+
+
 def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
     topic = frozenset({"topic"})
     for key, templates, allowed in (("resume", c.resume, topic), ("discard", c.discard, topic),
@@ -483,6 +500,7 @@ def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
         pairs[f"pairs[{i}] user"] = pair.user
         pairs[f"pairs[{i}] reply"] = pair.reply
     smalltalk = _slot_draw(b, f"{file}: smalltalk", c.smalltalk, pairs)
+    _smalltalk_fits(f"{file}: smalltalk", c.smalltalk)
     _no_duplicates(f"{file}: smalltalk pairs", [p.user for p in c.smalltalk.pairs], "pair")
     timer = _slot_draw(b, f"{file}: timer", c.timer,
                        {"request": c.timer.request, "ack": c.timer.ack, "announce": c.timer.announce})

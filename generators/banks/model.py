@@ -157,7 +157,12 @@ class SmalltalkPair(_Strict):
 
 
 class Smalltalk(SlotSet):
+    """Small talk: a user line and a reply that fits it. A reply says only slots every user line of its
+    pair says, or slots in ``own``: the assistant's own words ("let's hope {day} is brighter", a comfort
+    it offers), never a fact about the user the user did not give."""
+
     pairs: tuple[SmalltalkPair, ...] = Field(min_length=1)
+    own: tuple[str, ...] = ()
 
 
 class Timer(SlotSet):

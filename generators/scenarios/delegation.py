@@ -31,7 +31,8 @@ def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execut
 def _maybe_smalltalk(p: Planner, prob: float) -> list[ScriptTurn]:
     if p.rng.random() >= prob:
         return []
-    user_line, reply = tb.draw_smalltalk(p.rng, lang=p.lang.code)
+    # a result is acted on next, unprompted: the reply leaves nothing for the user to answer (rule 7)
+    user_line, reply = tb.draw_smalltalk(p.rng, lang=p.lang.code, question=False)
     return [p.user(user_line), p.assistant(reply)]
 
 

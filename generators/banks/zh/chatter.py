@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from ..engine import Slots
+from ..engine import Rng, Slots
 from ..loader import BankData
 from .numbers import count, degrees, number
+
+
+def timer_seconds(rng: Rng, slots: Slots, data: BankData) -> int:
+    """A timer length within the range its task plausibly takes (the drawn label row's ``seconds``)."""
+    lo, hi = slots["label"].seconds  # type: ignore[attr-defined]
+    return int(rng.integers(lo, hi + 1))
 
 
 def timer_words(s: Slots, data: BankData) -> Slots:
@@ -21,10 +27,11 @@ def other_words(s: Slots, data: BankData) -> Slots:
 
 
 def smalltalk_words(s: Slots, data: BankData) -> Slots:
-    """The mood row's fields, and the drawn day count with its measure word (三天)."""
-    mood = s["mood"]
-    return {"feeling": mood.feeling, "reason": mood.reason, "comfort": mood.comfort,  # type: ignore[attr-defined]
+    """The low and good mood rows' fields, and the drawn day count with its measure word (三天)."""
+    low, high = s["low"], s["high"]
+    return {"low_feeling": low.feeling, "low_reason": low.reason, "low_comfort": low.comfort,  # type: ignore[attr-defined]
+            "high_feeling": high.feeling, "high_reason": high.reason, "high_comfort": high.comfort,  # type: ignore[attr-defined]
             "days_w": count(int(s["n"]), "天")}  # type: ignore[arg-type]
 
 
-FUNCTIONS = (timer_words, other_words, smalltalk_words)
+FUNCTIONS = (timer_seconds, timer_words, other_words, smalltalk_words)
