@@ -168,6 +168,15 @@ def lint_speech_zh(text: str) -> list[Hit]:
     return [*_found("latin_in_speech", _LATIN_WORD, text)]
 
 
+_GLOSS_ZH = re.compile("（[^）]*）")
+
+
+def lint_request_zh(text: str) -> list[Hit]:
+    """A Mandarin private request is Mandarin: an English word in it ("14.2 plus 32.8") is mixed-language
+    text; only a gloss in full-width brackets, the name the harness knows ("周二（Tuesday）"), may be Latin."""
+    return [*_found("latin_in_request", _LATIN_WORD, _GLOSS_ZH.sub("", text))]
+
+
 def lint_reply_zh(user_text: str, assistant_text: str) -> list[Hit]:
     """Perspective: the assistant saying the user's 我的客厅 / 我家 as its own (it is 你的客厅 / 你家)."""
     said = {m.group(0) for m in _MY_ZH.finditer(user_text)}
@@ -186,11 +195,12 @@ class Lints:
     reply: Callable[[str, str], list[Hit]]           # (the user's last turn, an assistant turn)
     hesitation: Callable[[str, str], list[Hit]]      # (the word before a filler, the filler)
     speech: Callable[[str], list[Hit]] = _no_hits    # what is said aloud only
+    request: Callable[[str], list[Hit]] = _no_hits   # a delegate's private request text
 
 
 LINTS: dict[str, Lints] = {
     "en": Lints(lint_utterance, lint_reply, lint_hesitation),
-    "zh": Lints(lint_utterance_zh, lint_reply_zh, _no_hits, lint_speech_zh),
+    "zh": Lints(lint_utterance_zh, lint_reply_zh, _no_hits, lint_speech_zh, lint_request_zh),
 }
 
 
@@ -210,10 +220,14 @@ def lint_script(script: Script) -> list[str]:
         read = [t.delegate.request, t.delegate.result] if t.delegate is not None else []
         hits = [h for text in said + heard + read if text for h in lints.utterance(text)]
         hits += [h for text in said + heard if text for h in lints.speech(text)]
+        if t.delegate is not None and t.delegate.request:
+            hits += lints.request(t.delegate.request)
         if t.role == Role.USER:
             last_user = t.text
         else:
             hits += [h for text in said if text for h in lints.reply(last_user, text)]
+            if t.interruption is not None and t.interruption.text:   # what the user cut in with is answered next
+                last_user = t.interruption.text
         if t.pause is not None and t.pause.filler:
             hits += lints.hesitation(language(script.language).words(t.text)[t.pause.after_word - 1], t.pause.filler)
         out += [f"{t.id}: {h}" for h in hits]

@@ -29,7 +29,9 @@ _ARITY: dict[str, tuple[int, int | None]] = {"sqrt": (1, 1), "abs": (1, 1), "rou
                                              "max": (1, None)}
 _CONSTS = {"pi": math.pi, "e": math.e}
 _WORDS = ((r"\bdivided by\b", "/"), (r"\bmultiplied by\b", "*"), (r"\btimes\b", "*"), (r"\bplus\b", "+"),
-          (r"\bminus\b", "-"), (r"\bto the power of\b", "**"), (r"\bx\b", "*"), ("×", "*"), ("÷", "/"))
+          (r"\bminus\b", "-"), (r"\bto the power of\b", "**"), (r"\bx\b", "*"), ("×", "*"), ("÷", "/"),
+          # Mandarin operator words, longest first: 17.3加2.3, 12除以4, 3乘以5, 10减去2
+          ("除以", "/"), ("乘以", "*"), ("加上", "+"), ("减去", "-"), ("乘", "*"), ("加", "+"), ("减", "-"))
 _PERCENT_OF = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s*of\s*")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?!\d)")       # 1,250 and 1,000,000 (not 2.5,100)

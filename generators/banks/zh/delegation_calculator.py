@@ -63,7 +63,7 @@ def grocery_listing_zh(s: Slots, data: BankData) -> Slots:
     assert isinstance(items, tuple)
     said = [f"{name}{yuan(price)}" for name, price in items]
     return {"listing": "、".join(said[:-1]) + "，还有" + said[-1], "n_s": count(len(items), "样"),
-            "expression": " plus ".join(str(price) for _, price in items)}
+            "expression": "加".join(str(price) for _, price in items)}   # 38.5加6加12.8: the request is Mandarin
 
 
 def recipe_words_zh(s: Slots, data: BankData) -> Slots:
