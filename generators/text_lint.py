@@ -108,6 +108,10 @@ _GOOD_NEWS_ZH = re.compile("开心|激动|高兴|放假|订婚|生了个宝宝")
 _CONSOLING_ZH = re.compile("辛苦|别硬撑|^唉|^哎呀|受不了|能理解")
 
 
+def _numbers(text: str) -> set[str]:
+    return set(re.findall(r"\d+", text.replace(",", "")))
+
+
 def _mood(user_text: str, assistant_text: str, good: re.Pattern[str], consoling: re.Pattern[str]) -> list[Hit]:
     if good.search(user_text) and (m := consoling.search(assistant_text)):
         return [Hit("mood_mismatch", m.group(0))]
@@ -121,7 +125,7 @@ def lint_reply(user_text: str, assistant_text: str) -> list[Hit]:
     said = {m.group(1).lower() for m in _MY_PHRASE.finditer(user_text)}
     hits = [Hit("pronoun_perspective", m.group(0)) for m in _MY_PHRASE.finditer(assistant_text)
             if m.group(1).lower() in said]
-    numbers = set(re.findall(r"\d+", user_text.replace(",", "")))
+    numbers = _numbers(user_text)
     hits += [Hit("unsaid_user_fact", m.group(0)) for m in _USER_HAS.finditer(assistant_text)
              if (m.group(1) or m.group(2)).replace(",", "") not in numbers]
     return hits + _mood(user_text, assistant_text, _GOOD_NEWS, _CONSOLING)
@@ -211,6 +215,7 @@ def lint_script(script: Script) -> list[str]:
         return []
     out: list[str] = []
     last_user = ""
+    user_numbers: set[str] = set()   # every number the user has said so far: facts the assistant may restate
     for t in script.turns:
         said = [t.text]
         if t.continuation is not None:
@@ -224,10 +229,13 @@ def lint_script(script: Script) -> list[str]:
             hits += lints.request(t.delegate.request)
         if t.role == Role.USER:
             last_user = t.text
+            user_numbers |= _numbers(t.text)
         else:
-            hits += [h for text in said if text for h in lints.reply(last_user, text)]
+            hits += [h for text in said if text for h in lints.reply(last_user, text)
+                     if not (h.check == "unsaid_user_fact" and _numbers(h.words) <= user_numbers)]
             if t.interruption is not None and t.interruption.text:   # what the user cut in with is answered next
                 last_user = t.interruption.text
+                user_numbers |= _numbers(t.interruption.text)
         if t.pause is not None and t.pause.filler:
             hits += lints.hesitation(language(script.language).words(t.text)[t.pause.after_word - 1], t.pause.filler)
         out += [f"{t.id}: {h}" for h in hits]
