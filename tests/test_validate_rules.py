@@ -344,6 +344,22 @@ def test_breaking_one_rule_fires_exactly_its_id(generated, rule_id):
         assert f"[{v.rule}]" in str(v) and v.row_id == row.id
 
 
+def test_rule7_a_question_before_a_timer_announcement_leaves_room_to_answer(generated):
+    """The timer row's small-talk reply turned into a question: the announcement follows it unprompted a
+    few seconds later with no user speech, so the user had no room to answer (§2 rule 7)."""
+    row = generated.situation("timer_smalltalk")
+    turns = [e for e in row.events if e.kind == "assistant_turn"]
+    announce = next(e for e in turns if attrs(e)["trigger"] == "timer")
+    reply = turns[turns.index(announce) - 1]
+    assert attrs(reply)["trigger"] == "user" and not reply.text.rstrip().endswith("?"), \
+        f"{row.id}: the fixture no longer has a small-talk reply before its announcement"
+    assert announce.start_s - reply.end_s < 5.0
+    assert fired(row) == set()
+    reply.text = reply.text.rstrip().rstrip(".!") + "?"
+    got = {v.rule: str(v) for v in validate_row(row, expect_tokens=False, recompose=True)}
+    assert "rule7_question_ends_turn" in got and "to answer" in got["rule7_question_ends_turn"], got
+
+
 # ----------------------------------------------------------------------------- more negatives (rules 1, 2, 3, 5)
 
 def test_rule2_refuses_an_eot_below_200_ms(generated):

@@ -22,9 +22,14 @@ def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | 
                       result=ex.text, status=ex.status, outcome=outcome, **links), ex
 
 
-def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution) -> ScriptTurn:
-    """The turn that relays a result, or explains a failure (fallback)."""
+def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution, ask: bool = True) -> ScriptTurn:
+    """The turn that relays a result, or explains a failure (fallback). ``ask=False`` where another
+    result may be relayed right after it, unprompted: a closing offer ("Want me to retry it?") is then
+    left out, as a question must leave the user room to answer (DESIGN §2 rule 7)."""
     lines = tb.relay_lines(p.rng, content, ex) if d.outcome in (TaskOutcome.RELAYED, TaskOutcome.REVISED) else tb.fallback_lines(p.rng, content, ex)
+    if not ask:
+        while len(lines) > 1 and p.lang.is_question(lines[-1]):
+            lines = lines[:-1]
     return p.assistant(p.lang.join(lines), trigger=Trigger.BACKEND, ref=d.task_id)
 
 
@@ -74,7 +79,7 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
             turns.append(p.assistant(c.ack, delegate=d, trigger=Trigger.USER if k == 1 else Trigger.FOLLOW))
         else:
             turns += [p.user(c.user_request), p.assistant(c.ack, delegate=d)]
-        acts.append(_act_on(p, c, d, ex))
+        acts.append(_act_on(p, c, d, ex, ask=False))   # results arrive in any order, one after another
     return first.domain, turns + _maybe_smalltalk(p, 0.4) + acts
 
 
