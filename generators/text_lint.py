@@ -47,8 +47,8 @@ _PLURAL_IS = re.compile(r"(?:^|(?<=[.!?,:] ))(?:(?:[Tt]he|[Yy]our|[Tt]hese|[Tt]h
                         r"(?: (?:on|in|with|for|from|at|of) (?:an?|the|your|my) [\w-]+(?: [\w-]+)?)? "
                         r"(?:is|was|has|isn't|wasn't|doesn't)\b")
 # an amount takes a singular verb ("twenty weeks is plenty", "forty five minutes at a sports hall is")
-_AMOUNT = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-                     r"sixty|seventy|eighty|ninety|hundred|few|several|couple)\b", re.IGNORECASE)
+_AMOUNT = re.compile(r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|\w+ty|hundred|few|several|"
+                     r"couple)\b|\b(?:it|you|we|they|he|she|i)\b", re.IGNORECASE)   # or a clause of its own: "the warmest it gets is"
 # a preposition phrase spliced in as a subject: "On video calls for 3 people is easy to estimate."
 # ("On Thursday the shop is", "at 65 kilos your need is" have a subject of their own; "From May to June is" is idiom)
 _PREP_SUBJECT = re.compile(r"(?:^|(?<=[.!?] )|(?<=^Okay, )|(?<=^Right, )|(?<=^Sure, )|(?<=[.!?] Okay, )|(?<=[.!?] Right, )|(?<=[.!?] Sure, ))"

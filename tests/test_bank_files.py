@@ -378,3 +378,32 @@ def test_delegation_undo_call_the_harness_refuses(tmp_path: Path) -> None:
            "undo: &book_undo {action: cancel, day: '{day}', time: '05:00'}")
     msg = load_error(folder)
     assert "delegation_calendar.yaml: spec 'book_health'" in msg and "refuses the undo call" in msg, msg
+
+
+def test_a_smalltalk_reply_says_only_what_its_user_lines_say(tmp_path: Path) -> None:
+    """"Paris in May sounds amazing" after "Have you heard good things about Paris?": the month was never said."""
+    folder = copy_bank(tmp_path)
+    mutate(folder, "chatter.yaml", "'From what I hear, {city} is well worth a trip.'",
+           "'From what I hear, {city} in {month} is well worth a trip.'")
+    msg = load_error(folder)
+    assert "chatter.yaml: smalltalk pairs[" in msg and "['month']" in msg and "not every user line" in msg, msg
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_timers_last_what_their_task_plausibly_takes(lang: str) -> None:
+    """Over many generated timer scripts, each timer lies in its task's range in the bank (no six
+    seconds for a steak), and every range is under a minute and a half the row can hold."""
+    from generators.registry import plan_trajectory
+    from schemas.config import RunConfig
+    rows = yaml.safe_load((BANKS_DIR / lang / "chatter.yaml").read_text(encoding="utf-8"))["tables"]["timer_labels"]["rows"]
+    ranges = {r["label"]: tuple(r["seconds"]) for r in rows}
+    assert all(5 <= lo <= hi <= 60 for lo, hi in ranges.values()), ranges
+    cfg = RunConfig(language=lang)
+    seen = set()
+    for seed in range(300):
+        script = plan_trajectory(cfg, "proactive_timer", seed, lang)
+        timer = next(t.timer for t in script.turns if t.timer is not None)
+        lo, hi = ranges[timer.label]
+        assert lo <= timer.seconds <= hi, f"seed {seed}: {timer.seconds} s for {timer.label!r} (range {lo}-{hi})"
+        seen.add(timer.label)
+    assert len(seen) > len(ranges) // 2

@@ -22,6 +22,12 @@ from schemas.config import RunConfig
     ("Having 0 dollars already, you need 750 more.", "zero_amount"),
     ("Sure, checking Northgate Rovers's next fixture.", "plural_possessive"),
     ("Alright, 70 dollars puts you in the mid range range for a kettle.", "repeated_word"),
+    ("Your rent is 111 percent of your income, which already eats the whole needs share.", "impossible_share"),
+    ("Oh no, the pop ups on an iPhone is frustrating, so let's sort it out.", "number_agreement"),
+    ("Okay, the opening hours is called off.", "number_agreement"),
+    ("When you get hungry, meat pies is the local classic.", "number_agreement"),
+    ("Okay, on video calls for 3 people is easy to estimate.", "preposition_subject"),
+    ("On video calls needs about 4 megabits per second per person.", "preposition_subject"),
 ])
 def test_each_artefact_is_caught_by_its_check(text, check):
     assert [h.check for h in lint_utterance(text)] == [check]
@@ -36,6 +42,13 @@ def test_each_artefact_is_caught_by_its_check(text, check):
     "yeah yeah, go on",
     "Ding ding, that's the bread proving.",
     "One of the best is about one hour away.",
+    "Your rent is 38 percent of your income, which is a big slice.",
+    "Oh, that's common, tightness in the hamstrings is a classic result of sitting.",
+    "Every weekend, twenty weeks is plenty for a first marathon.",
+    "The pure maths is simple.",
+    "On Thursday Maple Street Hardware is open until six.",
+    "From 2026-03-11 to 2026-04-04 is 24 days.",
+    "Okay, video calling for 3 people is easy to estimate.",
 ])
 def test_correct_speech_is_left_alone(text):
     assert lint_utterance(text) == []
@@ -47,6 +60,17 @@ def test_perspective_and_hesitation_checks():
     assert lint_reply(user, "Here's a workout you can do in your living room.") == []
     assert [h.check for h in lint_hesitation("an", "so, uh")] == ["filler_splice"]
     assert lint_hesitation("a", "uh") == [] and lint_hesitation("on", "well") == []
+
+
+def test_reply_facts_and_mood():
+    """The assistant may not tell the user what they have (a number they never said), nor console good news."""
+    user = "How much a month to save 6000 dollars in 15 months? It's for a wedding."
+    assert [h.check for h in lint_reply(user, "Saved so far: 2,400, so 3,600 still needed.")] == ["unsaid_user_fact"]
+    said = user[:-1] + ", and I have 2,400 already."
+    assert lint_reply(said, "Saved so far: 2,400, so 3,600 still needed.") == []
+    assert [h.check for h in lint_reply("Honestly, I'm really happy, it's finally the weekend.",
+                                        "Hang in there, tomorrow's a new day.")] == ["mood_mismatch"]
+    assert lint_reply("I'm so tired today.", "Hang in there, tomorrow's a new day.") == []
 
 
 def test_two_thousand_default_scripts_are_clean():

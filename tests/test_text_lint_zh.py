@@ -49,3 +49,18 @@ def test_a_thousand_default_zh_scripts_are_clean() -> None:
         script = plan_trajectory(cfg, scenario_for(i, cfg.seed, weights), trajectory_seed(cfg.seed, i), "zh")
         hits += [f"row {i} ({script.scenario}) {h}" for h in lint_script(script)]
     assert not hits, f"{len(hits)} lint hits, e.g.\n" + "\n".join(hits[:10])
+
+
+def test_a_zh_private_request_is_mandarin():
+    """"14.2 plus 32.8" in a Mandarin request is mixed-language text; a harness name glossed in （）may stay."""
+    from generators.text_lint import lint_request_zh
+    assert [h.check for h in lint_request_zh("计算总价（元）：14.2 plus 32.8。")] == ["latin_in_request"]
+    assert lint_request_zh("计算总价（元）：14.2加32.8。") == []
+    assert lint_request_zh("列出日历上周一（Monday）的所有日程和开始时间。") == []
+
+
+def test_zh_calculator_reads_mandarin_operators():
+    from generators.harness.calculator import evaluate
+    assert evaluate("14.2加32.8") == 47.0
+    assert evaluate("12除以4减去1") == 2.0
+    assert evaluate("3乘以5加上2") == 17.0
