@@ -366,7 +366,7 @@ def draw_smalltalk(rng: np.random.Generator, lang: str = "en", question: bool = 
     return t.render_rng(rng, item[0], slots), t.render_rng(rng, replies, slots)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _statements(lang: str, templates: tuple[str, ...]) -> tuple[str, ...]:
     """The templates none of whose expansions ends on a question (the loader keeps one per pair)."""
     is_question = _text(lang).lang.is_question
