@@ -13,6 +13,10 @@ sounds; RHVoice words timed from its phoneme labels. Rows without those are unch
 0.5.0: rule 3's fade lies after the cut, in the reaction window (its audio before the cut is the
 uncut audio); a word starting before the cut is voiced, one less than half audible before the cut
 is not heard. Every interruption row changes (audio, words, echo, continuations); others do not.
+0.5.0 also: the English banks gain new lines (issue #12 variety: acks, relays, fallbacks, retries, cancels,
+timer lines, small talk, answer openers, stains), so English scripts for the same seed change;
+and issue #12 defect fixes (rent within 60% of income, small talk paired by mood and tense, timers
+last what their task takes, no question before an unprompted turn, zh calculator words).
 """
 
 GENERATOR_VERSION = "0.5.0"

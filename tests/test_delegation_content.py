@@ -137,6 +137,7 @@ _NUMBER = re.compile(r"(?<![\w.])(minus )?(\d[\d,]*(?:\.\d+)?)(?![\w:])")
 _CLOCK = re.compile(r"\b\d{1,2}:\d\d\b|\b\d{1,2} o'clock\b")
 # a clock time said with its part of the day ("1 in the afternoon"); in a weather text that is a temperature
 _HOUR_OF_DAY = re.compile(r"\b\d{1,2}(?= (?:in the (?:morning|afternoon|evening)|at night)\b)")
+_HOUR_HEARD = re.compile(r"(minus )?\b(\d{1,2})(?= (?:in the (?:morning|afternoon|evening)|at night)\b)")
 
 
 def amounts(text: str) -> list[Decimal]:
@@ -679,6 +680,9 @@ def unheard(said: str, heard: str, user: str = "") -> list[str]:
     heard_clocks = set().union(*[c for _, c in t_heard]) if t_heard else set()
     bad += [f"time {s!r}" for s, c in t_said if not c & heard_clocks]
     heard_nums = [v for _, v in _said_numbers(heard_rest)] + [Decimal(len(_said_numbers(_times(user)[1])))]
+    # the weather result says its evening temperature as "minus 7 in the evening", which reads as a clock
+    # time too: the number in it is heard as well ("about minus 7 degrees" says what was heard)
+    heard_nums += [-Decimal(m.group(2)) if m.group(1) else Decimal(m.group(2)) for m in _HOUR_HEARD.finditer(heard)]
     for s, v in _said_numbers(said_rest):
         exp = v.as_tuple().exponent
         tol = Decimal(1).scaleb(exp) / 2 if isinstance(exp, int) and exp < 0 else Decimal("0.5")
