@@ -51,7 +51,7 @@ from jobs.export_moshi import resample
 from model.protocol import render_input_event
 from schemas.attrs import parse_attrs
 from schemas.config import DEFAULT_TOOLS
-from schemas.decode_budget import DECODE_MS_PER_STEP, DECODE_PREFILL_S, DECODE_TTS_S
+from schemas.decode_budget import DECODE_PREFILL_S, DECODE_TTS_S, row_ms_per_step
 from schemas.language import language
 from schemas.vocab import EventKind, Role
 
@@ -200,7 +200,7 @@ class MiniCPMOWriter:
                 "non_spoken_budgets_while_listening": [{"__class__": "O5NoBudgetLimit"}],
                 "non_spoken_budgets_while_speaking": [{"__class__": "O5NoBudgetLimit"}],
                 "prefill_second_per_unit": [DECODE_PREFILL_S], "ai_tts_second_per_unit": [DECODE_TTS_S],
-                "decode_ms_per_step": [DECODE_MS_PER_STEP], "ai_spoken_playback_delay_sec": PLAYBACK_DELAY_S,
+                "decode_ms_per_step": [row_ms_per_step(row["meta"])], "ai_spoken_playback_delay_sec": PLAYBACK_DELAY_S,
                 "spoken_prelook_sec": 0.0},
             "tracks": {"user_video": None,
                        "user_audio": {"segments": [user]},

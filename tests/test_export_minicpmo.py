@@ -242,3 +242,24 @@ def test_the_decode_budget_is_the_sdks_default_profile_and_over_counts_its_token
         body = serializer.serialize_tool_call(OpenAIToolCall.model_validate(
             {"id": "t", "function": {"name": tool, "arguments": {"request": request}}}))
         assert delegate_decode_steps(request) >= 3 + len(sdk_tokenizer.encode_ordinary(body)) >= DELEGATE_FRAME_STEPS, tool
+
+
+def test_a_case_declares_the_decode_rate_its_row_was_made_at(source, tmp_path):
+    """The SDK times each unit's non-spoken budget by `decode_ms_per_step`: a row made at another
+    rate (`decode_budget.ms_per_step`, recorded in its meta) is declared at that rate, not the default."""
+    from jobs.export_minicpmo import MiniCPMOWriter
+    from schemas.arrow import rows_to_table
+    from schemas.decode_budget import DECODE_META_KEY
+
+    row = next(r for r in source[1].values() if r.scenario == "delegation" and r.id != REFUSED_ID)
+    slow = row.model_copy(deep=True)
+    slow.meta = json.dumps({**json.loads(row.meta), DECODE_META_KEY: {"ms_per_step": 40.0}}, sort_keys=True)
+    (tmp_path / "stage").mkdir()
+    writer = MiniCPMOWriter(tmp_path / "stage")
+    rates = []
+    for i, r in enumerate((row, slow)):
+        media = tmp_path / f"media{i}"
+        media.mkdir()
+        structure, _ = writer._structure(rows_to_table([r]).to_pylist()[0], f"case{i}", media)
+        rates.append(structure["unit_policy"]["decode_ms_per_step"])
+    assert rates == [[DECODE_MS_PER_STEP], [40.0]]
