@@ -16,7 +16,8 @@ is not heard. Every interruption row changes (audio, words, echo, continuations)
 0.5.0 also: the English banks gain new lines (issue #12 variety: acks, relays, fallbacks, retries, cancels,
 timer lines, small talk, answer openers, stains), so English scripts for the same seed change;
 and issue #12 defect fixes (rent within 60% of income, small talk paired by mood and tense, timers
-last what their task takes, no question before an unprompted turn, zh calculator words).
+last what their task takes, no question before an unprompted turn, zh calculator words, a gift
+top pick within the budget the user said).
 """
 
 GENERATOR_VERSION = "0.5.0"

@@ -407,3 +407,22 @@ def test_timers_last_what_their_task_plausibly_takes(lang: str) -> None:
         assert lo <= timer.seconds <= hi, f"seed {seed}: {timer.seconds} s for {timer.label!r} (range {lo}-{hi})"
         seen.add(timer.label)
     assert len(seen) > len(ranges) // 2
+
+
+def test_every_gift_top_pick_fits_the_budget_the_user_said() -> None:
+    """A gift answer's first idea costs no more than the user's budget, for every hobby and every
+    budget the gift scenario draws (its top pick once came in over: "Up to 20 dollars" -> a 35 dollar kit)."""
+    from generators.banks.en.shopping import shopping_gift
+
+    bank = load_bank(EN, "en")
+    spec = next(s for s in yaml.safe_load((EN / "shopping.yaml").read_text())["scenarios"] if s["name"] == "gift")
+    low, high, step = spec["slots"]["budget"]["int"]
+    hobbies = bank.data.tables["hobbies"]
+    names = [r["name"] for r in yaml.safe_load((EN / "shopping.yaml").read_text())["tables"]["hobbies"]["rows"]]
+    checked = 0
+    for hobby in names:
+        for budget in range(low, high + 1, step):
+            got = shopping_gift({"hobby": hobby, "budget": budget}, bank.data)
+            assert got["price1"] <= budget, (hobby, budget, got["gift1"], got["price1"])
+            checked += 1
+    assert checked == len(names) * len(range(low, high + 1, step)) and hobbies

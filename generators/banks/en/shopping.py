@@ -39,8 +39,8 @@ def shopping_gift(s: Slots, data: BankData) -> Slots:
     budget = int(s["budget"])  # type: ignore[arg-type]
     within = sorted((i for i in h.ideas if i[1] <= budget), key=lambda i: -i[1])
     over = sorted((i for i in h.ideas if i[1] > budget), key=lambda i: i[1])
-    if not within:
-        within = [min(h.ideas, key=lambda i: i[1])]
+    if not within:   # the top pick must fit what the user said they can spend (shopping.yaml: an idea <= the lowest budget)
+        raise ValueError(f"shopping.yaml hobbies: no {h.name} idea fits a budget of {budget} dollars")
     a = within[0]
     b = within[1] if len(within) > 1 else (over[0] if over else within[0])
     left = budget - a[1]
