@@ -48,27 +48,31 @@ def _prompt_bank(root: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny_model(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("cosy") / "CosyVoice2-tiny"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    subprocess.run([PYTHON, "-m", "tests.cosyvoice_fixtures", str(out)], cwd=ROOT, env=env, check=True,
-                   capture_output=True, timeout=300)
-    return check_model_dir(out)
-
-
-@pytest.fixture(scope="module")
 def bank(tmp_path_factory) -> Path:
     return _prompt_bank(tmp_path_factory.mktemp("bank"))
 
 
 @pytest.fixture(scope="module")
-def client(tiny_model):
+def client(tmp_path_factory):
+    """One local Ray and one actor for the module (the crash test kills and Ray restarts it). The
+    tiny model folder is built in the CosyVoice venv while Ray starts: neither waits on the other."""
     import ray
     assert not ray.is_initialized()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=200 * 1024 * 1024)
+    out = tmp_path_factory.mktemp("cosy") / "CosyVoice2-tiny"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    build = subprocess.Popen([PYTHON, "-m", "tests.cosyvoice_fixtures", str(out)], cwd=ROOT, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
-        yield CosyVoiceClient(tiny_model, python=PYTHON, actors=1)
+        try:
+            ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     object_store_memory=200 * 1024 * 1024)
+            log, _ = build.communicate(timeout=300)
+        finally:
+            if build.poll() is None:
+                build.kill()
+                build.wait()
+        assert build.returncode == 0, log.decode(errors="replace")[-3000:]
+        yield CosyVoiceClient(check_model_dir(out), python=PYTHON, actors=1)
     finally:
         ray.shutdown()
 
