@@ -68,9 +68,9 @@ def generated(espeak, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def cli_dataset(tmp_path_factory):
-    """`duplexsynth generate --config fast_voices.yaml --num 4 --shard-size 2 --workers 1`, run once per session
-    as the real CLI in its own process with its own local Ray: the real output folder for the tests
+def cli_dataset(tmp_path_factory, ray_head):
+    """`duplexsynth generate --config fast_voices.yaml --num 4 --shard-size 2`, run once per session
+    as the real CLI in its own process, attached to the session's Ray (`ray_head`): the real output folder for the tests
     that only read it (the end-to-end chain, the fuzzed readers). Tests copy it before changing it.
     """
     import json
@@ -82,9 +82,26 @@ def cli_dataset(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("cli_dataset") / "d"
     proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--config", str(FAST_VOICES_YAML), "--num", "4", "--shard-size", "2", "--out",
-                           str(out), "--workers", "1", "--no-progress"], cwd=Path(__file__).resolve().parents[1],
+                           str(out), "--address", ray_head, "--no-progress"], cwd=Path(__file__).resolve().parents[1],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, f"duplexsynth generate:\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     m = json.loads((out / "manifest.json").read_text())
     assert (m["rows"], m["failed"], len(m["shards"])) == (4, 0, 2), m
     return out
+
+
+@pytest.fixture(scope="session")
+def ray_head():
+    """One loopback Ray head (`ray start --head`, 2 CPUs, its own temp dir and ports) for the whole
+    session: CLI runs whose subject is not their own Ray attach to it (`--address`) instead of each
+    booting an embedded Ray, which is most of the cost of a small run. Each `generate` is a job of
+    its own (own driver, own workers); config+seed fix the bytes on any number of workers. Stopped
+    at session end by its own process ids (LocalHead.stop), never a broad `ray stop`.
+    Yields the GCS address (HOST:PORT) for `--address`."""
+    from jobs.ray_cluster import LocalHead
+
+    head = LocalHead(num_cpus=2).start()
+    try:
+        yield head.gcs_address
+    finally:
+        head.stop()

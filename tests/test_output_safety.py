@@ -1,7 +1,7 @@
 """Nothing is ever lost in an output folder: one writer at a time, deletions only of our own files.
 
 Each test drives the real CLI in a subprocess (real Ray for the runs that get past the checks: the
-module's own, attached with --address, where the test is not about concurrent runs) and asserts on
+session's, attached with --address, where the test is not about concurrent runs) and asserts on
 what is left on disk, byte for byte.
 """
 from __future__ import annotations
@@ -34,18 +34,11 @@ def gen(out: Path, *extra: str, num: int = 2, address: str | None = None) -> sub
     return cli("generate", "--config", str(FAST_VOICES_YAML), "--num", str(num), "--shard-size", "2", *attach, "--no-progress", "--out", str(out), *extra)
 
 
-@pytest.fixture(scope="module")
-def ray_address():
-    """One local Ray for the runs whose subject is the folder, not Ray: each CLI run attaches to it
-    (`--address`) instead of starting its own, which is most of the cost of a 2-row run."""
-    import ray
-    assert not ray.is_initialized()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-             object_store_memory=200 * 1024 * 1024)
-    try:
-        yield ray.get_runtime_context().gcs_address
-    finally:
-        ray.shutdown()
+@pytest.fixture
+def ray_address(ray_head):
+    """The session's Ray (conftest `ray_head`) for the runs whose subject is the folder, not Ray: each
+    CLI run attaches to it (`--address`) instead of starting its own, which is most of the cost of a 2-row run."""
+    return ray_head
 
 
 def digests(folder: Path) -> dict[str, str]:
