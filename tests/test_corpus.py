@@ -312,7 +312,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(REPO)})
 
 
-def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path) -> None:
+def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path, ray_head: str) -> None:
     import pyarrow.parquet as pq
 
     corpus = tmp_path / "chats.jsonl"
@@ -320,7 +320,7 @@ def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path) -> 
     cfg = {"num": len(expect), "shard_size": len(expect), "seed": 11, "scenarios": {s: 1.0 for s in FAMILIES},
            "script_source": {"kind": "corpus", "path": str(corpus)}, "voices": FAST_VOICES.model_dump(mode="json")}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
-    gen = _cli("generate", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "--workers", "1",
+    gen = _cli("generate", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "--address", ray_head,
                "--no-progress")
     assert gen.returncode in (0, 3), gen.stdout[-2000:] + gen.stderr[-2000:]   # failed rows: the job went on
     val = _cli("validate", str(tmp_path / "out"))

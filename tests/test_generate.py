@@ -21,8 +21,8 @@ SEED, NUM, SHARD = 26, 14, 7   # with seed 26 the golden-ratio assignment gives 
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
-    """The same config generated with 2 workers (through the CLI) and with 1 worker (in-process), at
+def two_runs(tmp_path_factory, ray_head):
+    """The same config generated with 2 workers (through the CLI, attached to the session's 2-CPU Ray) and with 1 worker (in-process), at
     the same time: two independent runs, so each may as well use the core the other leaves idle."""
     from jobs.runner import generate
     from schemas.config import load_config
@@ -34,7 +34,7 @@ def two_runs(tmp_path_factory):
     logs = root / "w2.out", root / "w2.err"        # files, not pipes: nobody reads them while it runs
     with open(logs[0], "w") as out, open(logs[1], "w") as err:
         proc = subprocess.Popen([sys.executable, "-m", "jobs.cli", "generate", "--config", str(cfg_path), "--out",
-                                 str(out2), "--workers", "2"], stdout=out, stderr=err)
+                                 str(out2), "--address", ray_head], stdout=out, stderr=err)
     try:
         res1 = generate(load_config(cfg_path), root / "w1", workers=1, progress=False)
         proc.wait(timeout=600)

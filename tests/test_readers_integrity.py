@@ -32,11 +32,11 @@ FAILED1 = "failed/shard-00001.parquet"
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory) -> Path:
+def dataset(tmp_path_factory, ray_head) -> Path:
     out = tmp_path_factory.mktemp("gen") / "ds"
     env = {**os.environ, "DUPLEXSYNTH_FAULTS": f"row:{FAILED_ID}"}
     proc = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--config", str(FAST_VOICES_YAML), "--num", str(NUM), "--shard-size",
-                           str(SHARD), "--seed", str(SEED), "--out", str(out), "--workers", "1", "--no-progress"],
+                           str(SHARD), "--seed", str(SEED), "--out", str(out), "--address", ray_head, "--no-progress"],
                           capture_output=True, text=True, timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     m = json.loads((out / "manifest.json").read_text())

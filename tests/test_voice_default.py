@@ -54,10 +54,10 @@ def test_default_plans_one_natural_assistant_and_mostly_natural_people():
 
 
 @needs_engines
-def test_default_run_with_no_config_renders_natural_voices_and_validates(tmp_path: Path):
+def test_default_run_with_no_config_renders_natural_voices_and_validates(tmp_path: Path, ray_head: str):
     """README command 1 in small: no config, so the default voices; the rows name them in meta.voices."""
     out = tmp_path / "demo"
-    assert main(["generate", "--num", "2", "--shard-size", "2", "--workers", "1", "--no-progress", "--out", str(out),
+    assert main(["generate", "--num", "2", "--shard-size", "2", "--address", ray_head, "--no-progress", "--out", str(out),
                  "--scenario", "interruption_repair", "background_speech"]) == 0
     assert main(["validate", str(out)]) == 0
     rows = pq.read_table(next((out / "shards").glob("*.parquet")), columns=["meta", "events"]).to_pylist()

@@ -58,11 +58,11 @@ def test_families_zh_runs() -> None:
     assert DELEGATION_FAMILIES <= set(families_for("en", ("search",)))
 
 
-def test_zh_run_through_the_cli_validates(tmp_path: Path) -> None:
+def test_zh_run_through_the_cli_validates(tmp_path: Path, ray_head: str) -> None:
     fams = families_for("zh")
     out = tmp_path / "zh"
     # 21 rows: the first index at which the run's golden-ratio family sequence has drawn every family
-    assert _generate(out, "--language", "zh", "--num", "21", "--shard-size", "7", "--workers", "1",
+    assert _generate(out, "--language", "zh", "--num", "21", "--shard-size", "7", "--address", ray_head,
                      "--scenario", *fams) == 0
     assert main(["validate", str(out)]) == 0
     rows = _rows(out, ["language", "scenario", "events", "words", "units", "script", "meta"])
@@ -130,18 +130,19 @@ def test_unsupported_language_in_a_mix_is_refused() -> None:
 # ----------------------------------------------------------------------------- a mixed run
 
 
-def test_mixed_run_is_byte_identical_across_worker_counts(tmp_path: Path) -> None:
+def test_mixed_run_is_byte_identical_across_worker_counts(tmp_path: Path, ray_head: str) -> None:
     cfg = tmp_path / "mix.yaml"
     cfg.write_text("languages: {en: 0.5, zh: 0.5}\n"
                    "scenarios: {turn_taking: 1, interruption_repair: 1, backchannel: 1, delegation: 1}\n"
                    "voices: {cast: espeak}\n")   # tests/fast_voices.yaml's choice
     one, two = tmp_path / "w1", tmp_path / "w2"
     args = ("--config", str(cfg), "--num", "8", "--shard-size", "2")
-    # two independent runs at once (each its own local Ray): the 2-worker one in a process of its own
+    # two independent runs at once: the 2-worker one in a process of its own, attached to the session's
+    # 2-CPU Ray; the 1-worker one in this process on an embedded Ray of 1 CPU
     logs = tmp_path / "w2.out", tmp_path / "w2.err"      # files, not pipes: nobody reads them meanwhile
     with open(logs[0], "w") as o, open(logs[1], "w") as e:
         proc = subprocess.Popen([sys.executable, "-m", "jobs.cli", "generate", "--out", str(two), "--no-progress",
-                                 *args, "--workers", "2"], cwd=ROOT, stdout=o, stderr=e)
+                                 *args, "--address", ray_head], cwd=ROOT, stdout=o, stderr=e)
     try:
         assert _generate(one, *args, "--workers", "1") == 0
         proc.wait(timeout=600)
@@ -224,11 +225,11 @@ def test_zh_babble_is_mandarin_sentences_in_cmn_voices(espeak) -> None:
     assert x.shape == (SR * 3,) and abs(float(np.sqrt(np.mean(x ** 2))) - 1.0) < 1e-6
 
 
-def test_zh_row_with_babble_validates(tmp_path: Path) -> None:
+def test_zh_row_with_babble_validates(tmp_path: Path, ray_head: str) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text("language: zh\nacoustics: {babble_prob: 1.0}\n")
     out = tmp_path / "zb"
-    assert _generate(out, "--config", str(cfg), "--num", "2", "--scenario", "backchannel", "--workers", "1") == 0
+    assert _generate(out, "--config", str(cfg), "--num", "2", "--scenario", "backchannel", "--address", ray_head) == 0
     assert main(["validate", str(out)]) == 0
     for r in _rows(out, ["meta"]):
         assert '"kind": "babble"' in r["meta"] and '"language": "zh"' in r["meta"], r["meta"][:300]
