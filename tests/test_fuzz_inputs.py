@@ -40,7 +40,17 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from jobs.cli import main
-from schemas.config import SCENARIOS, Dist, Range, RunConfig, ScriptSourceConfig, ToolConfig, TwinsConfig, VisionConfig
+from schemas.config import (
+    SCENARIOS,
+    DecodeBudgetConfig,
+    Dist,
+    Range,
+    RunConfig,
+    ScriptSourceConfig,
+    ToolConfig,
+    TwinsConfig,
+    VisionConfig,
+)
 
 SEED = 1234
 CONFIG_LIMIT_S = 5.0       # a refusal is pydantic + a few stats; longer means something started Ray
@@ -211,6 +221,7 @@ DEFAULTS: dict[str, Any] = RunConfig().model_dump(mode="json")
 DEFAULTS.setdefault("script_source", {k: getattr(ScriptSourceConfig(), k) for k in ScriptSourceConfig.model_fields})
 DEFAULTS.setdefault("vision", VisionConfig().model_dump(mode="json"))
 DEFAULTS.setdefault("twins", TwinsConfig().model_dump(mode="json"))
+DEFAULTS.setdefault("decode_budget", DecodeBudgetConfig().model_dump(mode="json"))
 
 
 def _unwrap(ann: Any) -> Any:
