@@ -54,7 +54,7 @@ def split_speech(ids: np.ndarray, mask: np.ndarray, vocab: ProtocolVocab
     for s, e in zip(starts.tolist(), ends.tolist()):
         before = speak[speak < s]
         if not len(before):
-            raise ProtocolError(f"speech tokens at position {s} follow no <|speak|>")
+            raise ProtocolError(f"speech tokens at position {s} follow no {SPEAK}")
         p = int(before[-1])
         units.append((new_pos[p:s].astype(np.int64), ids[s:e] - vocab.speech_offset))
     return ids[~is_sp], np.asarray(mask)[~is_sp], units
