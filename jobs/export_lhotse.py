@@ -59,8 +59,8 @@ NEMO_INPUT_ROLE, NEMO_OUTPUT_ROLE = str(Role.USER), "agent"   # NeMo's default r
 NEMO_S2S_FIELDS = {"recording": "flac", NEMO_TARGET_AUDIO: "flac"}
 
 
-def _mono_recording(recording_id: str, x: np.ndarray, sr: int) -> Any:
-    """An in-memory one-channel lhotse Recording (FLAC bytes)."""
+def _recording(recording_id: str, x: np.ndarray, sr: int) -> Any:
+    """An in-memory lhotse Recording (16-bit FLAC bytes) of `x`: samples, or (samples, channels)."""
     import soundfile as sf
     from lhotse import Recording
 
@@ -70,14 +70,13 @@ def _mono_recording(recording_id: str, x: np.ndarray, sr: int) -> Any:
 
 
 def _stereo_recording(row_id: str, channels: dict[int, np.ndarray], sr: int) -> Any:
-    """An in-memory two-channel lhotse Recording (FLAC bytes) of the session."""
-    import soundfile as sf
-    from lhotse import Recording
+    """The session as one two-channel Recording, channels in ASSISTANT_CHANNEL, USER_CHANNEL order."""
+    return _recording(row_id, np.stack([channels[ASSISTANT_CHANNEL], channels[USER_CHANNEL]], axis=1), sr)
 
-    buf = io.BytesIO()
-    sf.write(buf, np.stack([channels[ASSISTANT_CHANNEL], channels[USER_CHANNEL]], axis=1), sr,
-             format="FLAC", subtype="PCM_16")
-    return Recording.from_bytes(buf.getvalue(), recording_id=row_id)
+
+def _shar_files(shar: Any, root: Path) -> dict[str, list[str]]:
+    """The files a closed SharWriter wrote, per field, relative to the export root (for the manifest)."""
+    return {k: [str(Path(p).relative_to(root)) for p in v] for k, v in shar.output_paths.items()}
 
 
 def _flac_bytes(blob: bytes, x: np.ndarray, sr: int) -> bytes:
@@ -170,8 +169,7 @@ class LhotseWriter:
         self.shar.close()
         self.nemo.close()
         return {"shar": SHAR_DIR, "shar_fields": {"recording": "flac"},
-                "shar_files": {k: [str(Path(p).relative_to(self.root)) for p in v]
-                               for k, v in self.shar.output_paths.items()},
+                "shar_files": _shar_files(self.shar, self.root),
                 "nemo_manifest": f"{NEMO_DIR}/{NEMO_MANIFEST}", "nemo_audio": {str(k): v for k, v in CHANNEL_FILES.items()}}
 
 
@@ -194,10 +192,10 @@ class NemoS2SWriter:
         duration_s = len(channels[USER_CHANNEL]) / sr
         sups = [replace(sup, channel=0, speaker=NEMO_OUTPUT_ROLE if sup.speaker == Role.ASSISTANT else sup.speaker)
                 for sup in supervisions(row, duration_s)]   # one channel: the cut is mono
-        cut = _mono_recording(row["id"], channels[USER_CHANNEL], sr).to_cut()
+        cut = _recording(row["id"], channels[USER_CHANNEL], sr).to_cut()
         cut.supervisions = sups
         cut.custom = {**_custom(row),
-                      NEMO_TARGET_AUDIO: _mono_recording(f"{row['id']}.{CHANNEL_FILES[ASSISTANT_CHANNEL]}",
+                      NEMO_TARGET_AUDIO: _recording(f"{row['id']}.{CHANNEL_FILES[ASSISTANT_CHANNEL]}",
                                                          channels[ASSISTANT_CHANNEL], sr)}
         self.shar.write(cut)     # past this point a failure is the export's, not the row's
         self.names.add(name)
@@ -205,7 +203,6 @@ class NemoS2SWriter:
     def close(self) -> dict[str, Any]:
         self.shar.close()
         return {"shar": NEMO_S2S_DIR, "shar_fields": dict(NEMO_S2S_FIELDS),
-                "shar_files": {k: [str(Path(p).relative_to(self.root)) for p in v]
-                               for k, v in self.shar.output_paths.items()},
+                "shar_files": _shar_files(self.shar, self.root),
                 "roles": {"input": [NEMO_INPUT_ROLE], "output": [NEMO_OUTPUT_ROLE]},
                 "target_audio": NEMO_TARGET_AUDIO}
