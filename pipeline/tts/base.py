@@ -19,6 +19,8 @@ starts), so each written token is timed by what it says. The stored words stay t
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass
 from importlib import metadata
@@ -28,6 +30,13 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from schemas.script import VoiceSpec
+
+
+def content_seed(key: Any) -> int:
+    """A 32-bit engine seed from what an utterance is (its JSON, keys sorted): the same line in the same
+    voice gets the same seed in any process and call order, so a sampling engine stays deterministic."""
+    return int.from_bytes(hashlib.sha256(json.dumps(key, sort_keys=True).encode()).digest()[:4], "big")
+
 
 __all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS", "SILENCE_DBFS", "loudness_gain", "level_and_trim",
            "end_at_phonemes", "dist_version", "deb_version"]

@@ -17,8 +17,6 @@ which, so a manifest never passes an estimate off as an aligner's.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +26,7 @@ import numpy as np
 
 from schemas.script import VoiceSpec
 
-from .base import SILENCE_DBFS, Synthesis, dist_version, level_and_trim
+from .base import SILENCE_DBFS, Synthesis, content_seed, dist_version, level_and_trim
 from .spoken import spoken_form, word_timings
 
 __all__ = ["NATIVE_RATE", "PREFIX", "TOKENS_PER_S", "CosyVoiceBackend", "VoicePrompt", "load_prompt"]
@@ -102,7 +100,7 @@ class CosyVoiceBackend:
         p = self.prompt(self.speaker_of(voice))
         form = spoken_form(text, self.language)
         key = {"text": form.text, "speaker": p.speaker, "speed": self.speed, "instruct": self.instruct}
-        seed = int.from_bytes(hashlib.sha256(json.dumps(key, sort_keys=True).encode()).digest()[:4], "big")
+        seed = content_seed(key)
         req: dict[str, Any] = {"text": form.text, "prompt_text": p.text, "prompt_wav": p.wav,
                                "prompt_rate": p.sample_rate, "seed": seed, "speed": self.speed}
         if self.instruct:

@@ -21,15 +21,13 @@ so the output is a pure function of ``(text, voice, sample_rate)`` in any proces
 from __future__ import annotations
 
 import ctypes.util
-import hashlib
-import json
 import re
 from typing import Any
 
 from schemas.language import ENGLISH
 from schemas.script import VoiceSpec
 
-from .base import SILENCE_DBFS, Synthesis, deb_version, dist_version, end_at_phonemes, level_and_trim
+from .base import SILENCE_DBFS, Synthesis, content_seed, deb_version, dist_version, end_at_phonemes, level_and_trim
 from .spoken import spoken_form, word_timings
 from .worker import NATIVE_WORKER, NativeEngineBackend
 
@@ -64,7 +62,7 @@ class FliteBackend(NativeEngineBackend):
         name = self.voice_of(text, voice)
         form = spoken_form(text, ENGLISH.code)
         request: dict[str, Any] = {"engine": "flite", "voice": name, "text": form.text, "stretch": round(_BASE_RATE / voice.rate, 6)}
-        request["seed"] = int.from_bytes(hashlib.sha256(json.dumps(request, sort_keys=True).encode()).digest()[:4], "big")
+        request["seed"] = content_seed(request)
         head, audio = self._engine.ask(request)
         if not head.get("ok") or audio is None:
             raise ValueError(f"flite could not speak this: {head.get('error')}")
