@@ -13,7 +13,9 @@ it, or a folder holding it; `--overwrite` replaces only an earlier export):
     TRAIN_DIR/val/...
 
 One training row per kept trajectory: the unit sequence (`input_ids`), its per-token `loss_mask`,
-the offset of every ``<unit>``, a `repeat` count (the mix), and the user audio.
+the offset of every ``<unit>``, a `repeat` count (the mix), the user audio, the frames of an Omni
+row (one JPEG per unit, laid out as ``<image>`` + image placeholders + ``</image>`` before the unit's
+audio embeds, DESIGN §3) and each unit's labels (`unit_labels`, what eval-decisions slices by).
 
 Audio is stored as **16 kHz FLAC** (the generator's bytes, passed through when already 16 kHz) and
 turned into per-unit Whisper log-mel by the loader. Why not precomputed features: the loader
@@ -64,6 +66,8 @@ TRAIN_SCHEMA = pa.schema([
     ("audio", AUDIO_TYPE),                      # 16 kHz FLAC (audio format "flac"), else null
     ("mel", pa.binary()), ("mel_shape", pa.list_(pa.int32())),   # fp16 [U, 80, frames] (format "mel")
     ("frames", pa.list_(pa.binary())),          # Omni: one JPEG per unit, as generated
+    ("unit_labels", pa.list_(pa.list_(pa.string()))),   # per unit, the row's labels (schemas/vocab.py Label): for
+                                                        # label-sliced metrics (eval-decisions' proactive speak), not a model input
 ])
 LIGHT_COLUMNS = ("id", "scenario", "unit_s", "sample_rate")
 AUDIO_WHY = ("16 kHz FLAC at about the bytes per unit of fp16 mel; it keeps the shards independent of the "
@@ -315,6 +319,7 @@ def convert_row(row: dict[str, Any], where: str) -> dict[str, Any]:
         "unit_s": unit_s, "num_units": n, "num_tokens": len(enc.input_ids),
         "input_ids": enc.input_ids, "loss_mask": enc.loss_mask, "unit_offsets": enc.unit_offsets,
         "audio": audio, "mel": mel, "mel_shape": mel_shape, "frames": list(frames),
+        "unit_labels": [list(u.get("labels") or []) for u in units],
         "_loss_tokens": int(sum(enc.loss_mask)),
     }
 

@@ -8,11 +8,15 @@ the SDK's own guidebook cases are:
     OUT/cases/<id>.json               the row's O5DuplexTrainingData structure dump
     OUT/media/<id>/user_audio.flac    the microphone channel (16 kHz mono, what the SDK reads)
     OUT/media/<id>/ai_spoken_<n>.flac one assistant speech run: the audio its speech decoder learns
+    OUT/media/<id>/frame_<k>.jpg      Omni rows: the frame of unit k (the row's JPEG bytes, copied)
 
 Audio paths in a case are relative to `OUT/cases` (`load_structure(case, data_root=OUT/"cases")`).
 The mapping keeps our clock (DESIGN §2): the output of our unit k is the SDK's unit k.
 
 - `user_audio`: one segment, the whole microphone channel, with the user's word alignment.
+- `user_video` (Omni rows, those with `frames`): one segment per frame, starting at its unit and one
+  unit long, so the SDK lays frame k as the `<image>` of unit k's video slot, before the audio
+  slot, as our trainer puts it before the audio embeds; audio-only rows have no video track.
 - `ai_spoken`: one segment per run of assistant turns that share output units, starting at the
   window where the run's first turn speaks (its leading silence included) and triggered at that
   turn's unit; text and word alignment are the run's voiced words. `spoken_prelook_sec` is 0, so
@@ -58,6 +62,7 @@ from schemas.vocab import EventKind, Role
 FORMAT = "duplexsynth-minicpm-o-v1"
 SAMPLE_RATE = 16_000            # the SDK's only audio rate (O5_AUDIO_SAMPLE_RATE)
 CASES_DIR, MEDIA_DIR = "cases", "media"
+FRAME_STEM = "frame"            # OUT/media/<id>/frame_00007.jpg: the row's frame of unit 7, as generated
 CANCEL_TOOL = "cancel"          # the control request of the cancel family (schemas/script.py Delegation)
 REQUEST_ARG = "request"
 PLAYBACK_DELAY_S = 0.2          # the SDK's default ai_spoken_playback_delay_sec
@@ -190,6 +195,7 @@ class MiniCPMOWriter:
                 "start_trigger": {"refs": [{"type": "global", "offset_sec": 0.0}], "mode": "immediate"},
                 "transcript": "".join(w["text"] for w in user_align), "alignment": {"word_intervals": user_align}}
         spoken = self._spoken(channels[ASSISTANT_CHANNEL], unit_s, events, words, media, lang.word_separator)
+        video = self._video(row, unit_s, media)
         calls, call_index = self._calls(row, events, attrs)
         inputs, ready = self._inputs(row, events, attrs, call_index, unit_s)
         return {
@@ -202,7 +208,7 @@ class MiniCPMOWriter:
                 "prefill_second_per_unit": [DECODE_PREFILL_S], "ai_tts_second_per_unit": [DECODE_TTS_S],
                 "decode_ms_per_step": [row_ms_per_step(row["meta"])], "ai_spoken_playback_delay_sec": PLAYBACK_DELAY_S,
                 "spoken_prelook_sec": 0.0},
-            "tracks": {"user_video": None,
+            "tracks": {"user_video": video,
                        "user_audio": {"segments": [user]},
                        "input_event": {"segments": inputs},
                        "ai_spoken": {"segments": spoken},
@@ -219,6 +225,28 @@ class MiniCPMOWriter:
         sf.write(path, np.clip(x, -1.0, 1.0), SAMPLE_RATE, subtype="PCM_16", format="FLAC")
         return {"__class__": "O5LazyAudio", "duration_sec": len(x) / SAMPLE_RATE, "shape": [len(x)],
                 "file_path": f"../{MEDIA_DIR}/{media.name}/{path.name}"}
+
+    @staticmethod
+    def _video(row: dict[str, Any], unit_s: float, media: Path) -> dict[str, Any] | None:
+        """Omni rows: one video segment per frame, the JPEG as written, covering exactly its unit's window.
+
+        Frame k is input of unit k (DESIGN §2), so its segment starts at k * unit_s and lasts one unit:
+        the SDK puts it in unit k's <user_video_slot> and nowhere else. Audio-only rows: no video track.
+        """
+        frames = row.get("frames") or []
+        if not frames:
+            return None
+        if len(frames) != len(row["units"]):
+            raise RowFailed(f"frames: {len(frames)} for {len(row['units'])} units (Omni rows need one per unit)")
+        segments = []
+        for k, jpeg in enumerate(frames):
+            path = media / f"{FRAME_STEM}_{k:05d}.jpg"
+            path.write_bytes(jpeg)
+            segments.append({"video": {"__class__": "O5LazyVideo", "duration_sec": unit_s,
+                                       "file_path": f"../{MEDIA_DIR}/{media.name}/{path.name}"},
+                             "start_trigger": {"refs": [{"type": "global", "offset_sec": round(k * unit_s, 6)}],
+                                               "mode": "immediate"}})
+        return {"segments": segments}
 
     def _spoken(self, assistant: np.ndarray, unit_s: float, events: dict[str, Any],
                 words: dict[str, list[dict[str, Any]]], media: Path, sep: str) -> list[dict[str, Any]]:

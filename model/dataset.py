@@ -170,6 +170,15 @@ class TrainSplit:
             self._tables.move_to_end(shard)
         return t
 
+    def unit_labels(self, item: Item) -> list[list[str]] | None:
+        """The labels of the sample's units (schemas/vocab.py Label), None for an export made before
+        training shards carried them. For label-sliced metrics only; never a model input."""
+        t = self._table(item.shard)
+        if "unit_labels" not in t.column_names:
+            return None
+        labels = t.column("unit_labels")[item.row].as_py() or []
+        return [list(x or []) for x in labels[item.lo:item.hi]]
+
     def load(self, item: Item) -> dict[str, Any]:
         """One sample as numpy/torch pieces (not yet padded)."""
         t = self._table(item.shard)

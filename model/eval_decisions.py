@@ -5,7 +5,10 @@ model's choice between ``<|listen|>`` and ``<|speak|>`` is the larger of those t
 decision slot; on every speak unit its turn-end choice is ``<|turn_eos|>`` against the best
 alternative that may follow the speech (``<|chunk_eos|>`` or ``<delegate>``) at the slot after the
 unit's speech. Reported per scenario family and overall: decision accuracy, F1 of listen and of
-speak, turn_eos accuracy and F1 (positive = turn ends), with counts.
+speak, turn_eos accuracy and F1 (positive = turn ends), with counts; and proactive-speak accuracy:
+on the units labelled ``proactive`` (the output that starts speaking unprompted: a timer fired, the
+frame showing a watched change arrived), the share where the model chose ``<|speak|>``. The labels
+come from the export's `unit_labels` column; an export without it reports no proactive units.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from model.config import parse_run_spec
 from model.dataset import TrainSplit, collate
 from model.modeling import DuplexModel
 from model.protocol import CHUNK_EOS, DELEGATE, LISTEN, SPEAK, TURN_EOS, ProtocolVocab
+from schemas.vocab import Label
 
 
 def _f1(tp: int, fp: int, fn: int) -> float:
@@ -33,6 +37,7 @@ class _Counts:
     def __init__(self) -> None:
         self.dec: list[tuple[int, int]] = []      # (truth, pred): 1 = speak
         self.eos: list[tuple[int, int]] = []      # (truth, pred): 1 = turn_eos
+        self.proactive: list[int] = []            # pred on units labelled proactive: 1 = speak
 
     def report(self) -> dict[str, Any]:
         out: dict[str, Any] = {"units": len(self.dec), "speak_units": sum(t for t, _ in self.dec)}
@@ -50,6 +55,9 @@ class _Counts:
             out.update(turn_eos_slots=len(self.eos), turn_eos_true=sum(t for t, _ in self.eos),
                        turn_eos_accuracy=sum(t == p for t, p in self.eos) / len(self.eos),
                        turn_eos_f1=_f1(tp, fp, fn))
+        out["proactive_units"] = len(self.proactive)
+        if self.proactive:
+            out["proactive_speak_accuracy"] = sum(self.proactive) / len(self.proactive)
         return out
 
 
@@ -71,6 +79,14 @@ def decision_slots(ids: list[int], v: ProtocolVocab) -> tuple[list[tuple[int, in
                 i = j
         i += 1
     return dec, ends
+
+
+def proactive_preds(labels: list[list[str]] | None, pred: list[int]) -> list[int]:
+    """The predictions (1 = speak) at the units labelled proactive. Each unit has exactly one decision
+    slot, so slot i is unit i of the sample; labels that do not line up with the slots are not used."""
+    if labels is None or len(labels) != len(pred):
+        return []
+    return [int(p) for lab, p in zip(labels, pred) if Label.PROACTIVE in lab]
 
 
 def load_model(ckpt: Path, device: torch.device | None = None) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
@@ -130,6 +146,7 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
             lg = model.logits(h[[p - 1 for p, _ in dec]])
             pred = lg[:, cand_dec].argmax(-1).tolist()
             c.dec.extend((t, int(p)) for (_, t), p in zip(dec, pred))
+            c.proactive.extend(proactive_preds(split.unit_labels(item), pred))
         if ends:
             lg = model.logits(h[[p - 1 for p, _ in ends]])
             yes = lg[:, vocab[TURN_EOS]]
@@ -139,6 +156,7 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
     for c in per.values():
         total.dec += c.dec
         total.eos += c.eos
+        total.proactive += c.proactive
     return {"checkpoint": str(ckpt), "step": meta["state"]["step"], "data": str(split.dir),
             "families": {k: per[k].report() for k in sorted(per)}, "all": total.report()}
 
@@ -166,11 +184,13 @@ def _print_table(rep: dict[str, Any]) -> None:
     from rich.table import Table
 
     t = Table(title=f"decisions @ step {rep['step']}")
-    for col in ("family", "units", "acc", "F1 speak", "F1 listen", "eos slots", "eos acc", "F1 eos"):
+    for col in ("family", "units", "acc", "F1 speak", "F1 listen", "eos slots", "eos acc", "F1 eos", "proactive",
+                "proactive speak"):
         t.add_column(col)
     rows = list(rep["families"].items()) + [("ALL", rep["all"])]
     for name, r in rows:
         f = lambda k: f"{r[k]:.3f}" if k in r else "-"   # noqa: E731
         t.add_row(name, str(r["units"]), f("decision_accuracy"), f("speak_f1"), f("listen_f1"),
-                  str(r.get("turn_eos_slots", 0)), f("turn_eos_accuracy"), f("turn_eos_f1"))
+                  str(r.get("turn_eos_slots", 0)), f("turn_eos_accuracy"), f("turn_eos_f1"),
+                  str(r.get("proactive_units", 0)), f("proactive_speak_accuracy"))
     Console(stderr=True).print(t)
