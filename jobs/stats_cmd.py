@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any
 
-COLUMNS = ("id", "scenario", "duration_s", "user_audio", "assistant_audio", "events", "units", "meta")
+COLUMNS = ("id", "scenario", "duration_s", "unit_s", "user_audio", "assistant_audio", "events", "units", "meta")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Per minute of dialogue: IPU, pause, gap and overlap seconds (dGSLM "
                                    "definitions, energy VAD on both channels), backchannels, interruptions by "
                                    "action, response latency, listen/speak balance per scenario, realised SNRs, "
-                                   "side by side with the Fisher reference.")
+                                   "visual events per minute and proactive latency (Omni rows), side by side with the Fisher reference.")
     p.add_argument("dir", help="dataset folder (manifest.json + shards)")
     p.add_argument("--json", action="store_true", help="print the figures as JSON instead of the table")
     p.add_argument("--png", help="also write a figure to this PNG file")

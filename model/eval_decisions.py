@@ -184,7 +184,7 @@ def _print_table(rep: dict[str, Any]) -> None:
     from rich.table import Table
 
     t = Table(title=f"decisions @ step {rep['step']}")
-    for col in ("family", "units", "acc", "F1 speak", "F1 listen", "eos slots", "eos acc", "F1 eos", "proactive",
+    for col in ("family", "units", "acc", "F1 speak", "F1 listen", "eos slots", "eos acc", "F1 eos", "proactive units",
                 "proactive speak"):
         t.add_column(col)
     rows = list(rep["families"].items()) + [("ALL", rep["all"])]

@@ -11,7 +11,8 @@ assistant and noise. By default (`clean=True`) every non-speech component that m
 VAD measures the conversation, as dGSLM did on Fisher's separate telephone channels; with
 `clean=False` the VAD runs on the raw microphone and echo counts as user speech.
 Events and meta give what audio cannot: backchannel and interruption counts, listen/speak
-decisions, and the realised SNR of every noise (rebuilt from meta, as validation does).
+decisions, the realised SNR of every noise (rebuilt from meta, as validation does), and for Omni
+rows visual events per minute and proactive visual latency (pipeline/visual_stats.py).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ import numpy as np
 from generators.intervals import dialogue_figures, ipus_from_segments, transitions
 from pipeline import vad
 from pipeline.delegation_stats import DelegationRowStats, aggregate_delegation, analyse_delegation, format_delegation
+from pipeline.visual_stats import VisualRowStats, aggregate_visual, analyse_visual, format_visual
 from schemas.timeline import BabbleNoise, TimelineSpec
 from schemas.trajectory import Event, attrs_of
 from schemas.vocab import Decision, EventKind, Role
@@ -53,6 +55,7 @@ class RowStats:
     snr: dict[str, tuple[float, float]] = field(default_factory=dict)
     control: dict[str, Any] | None = None   # closed-loop targets and the realised figures they steered
     delegation: dict[str, Any] = field(default_factory=dict)   # pipeline.delegation_stats.DelegationRowStats
+    visual: dict[str, Any] = field(default_factory=dict)       # pipeline.visual_stats.VisualRowStats
 
     def to_json(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -99,7 +102,9 @@ def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> Row
                     backchannels=sum(1 for e in events if e.kind == EventKind.BACKCHANNEL),
                     interruptions=dict(inter), speak_units=sum(1 for u in units if u["decision"] == Decision.SPEAK),
                     units=len(units), snr=snr, control=control,
-                    delegation=analyse_delegation(row["events"], float(row.get("duration_s") or 0.0)).__dict__)
+                    delegation=analyse_delegation(row["events"], float(row.get("duration_s") or 0.0)).__dict__,
+                    visual=analyse_visual(row["events"], float(row.get("duration_s") or 0.0),
+                                          float(row.get("unit_s") or 1.0)).__dict__)
 
 
 # ------------------------------------------------------------------------- aggregation
@@ -169,6 +174,7 @@ def aggregate(rows: list[RowStats]) -> dict[str, Any]:
                    "max_abs_error_vs_draw": max(snr_err) if snr_err else None},
         "controller": {"sessions": len(ctl), "mean_abs_error_per_min": ctl_err},
         "delegation": aggregate_delegation([DelegationRowStats(**r.delegation) for r in rows if r.delegation]),
+        "omni": aggregate_visual([VisualRowStats(**r.visual) for r in rows if r.visual]),
     }
 
 
@@ -226,7 +232,7 @@ def format_table(agg: dict[str, Any], clean: bool = True) -> str:
             lines.append(f"  {a:>5.0f}..{b:<4.0f} {c:>6}  {'#' * int(round(40 * c / top))}")
         lines.append("  " + ", ".join(f"{k}: n={v['n']} mean {v['mean']:.1f}" for k, v in snr["components"].items())
                      + f"; max |realised - drawn| {snr['max_abs_error_vs_draw']:.3f} dB")
-    lines += ["", format_delegation(agg["delegation"])]
+    lines += ["", format_delegation(agg["delegation"]), "", format_visual(agg["omni"])]
     return "\n".join(lines)
 
 

@@ -183,3 +183,32 @@ def test_proactive_speak_accuracy_on_a_known_case(omni_run, omni_train, omni_row
         assert (fam["proactive_units"], fam["proactive_speak_accuracy"]) == (1, want)
         assert fam["decision_accuracy"] == pytest.approx(1.0 - (1 - want) / len(watch.units))
         assert rep["families"]["visual_qa"]["decision_accuracy"] == 1.0
+
+
+def test_stats_reports_visual_events_per_minute_and_proactive_latency(omni_src, omni_rows, capsys):
+    assert cli(["stats", str(omni_src), "--json", "--workers", "1"]) == 0
+    vis = json.loads(capsys.readouterr().out)["omni"]
+    # computed here from each row's own record: the events, and the script's scene for the watched change
+    minutes = sum(r.duration_s for r in omni_rows) / 60
+    n_visual = sum(e.kind == "visual" for r in omni_rows for e in r.events)
+    latencies = []
+    for r in omni_rows:
+        scene = json.loads(r.script)["scene"]
+        by_id = {e.id: e for e in r.events}
+        for ask in scene["asks"]:
+            turn = by_id[ask["turn"]]
+            if attrs_of(turn).trigger != "visual":
+                continue
+            (obj,) = [o for o in scene["objects"] if o["id"] == ask["object"]]
+            frame = min(c["unit"] for c in obj["timeline"] if c["change"] == ask["change"])
+            latencies.append(turn.start_s - frame * r.unit_s)
+    assert len(latencies) == 2                                   # one per visual_watch row
+    assert (vis["rows"], vis["visual_events"]) == (len(omni_rows), n_visual)
+    assert vis["visual_events_per_min"] == pytest.approx(n_visual / minutes, rel=1e-6)
+    lat = vis["proactive_latency_s"]
+    assert lat["n"] == 2 and lat["mean"] == pytest.approx(np.mean(latencies), abs=1e-5)
+    assert (lat["min"], lat["max"]) == pytest.approx((min(latencies), max(latencies)), abs=1e-5)
+    assert lat["clock_floor_s"] == 1.0 and lat["min"] >= 1.0    # a reply never starts before window k+1
+    assert cli(["stats", str(omni_src), "--workers", "1"]) == 0
+    table = capsys.readouterr().out
+    assert f"{n_visual / minutes:.1f} visual events per minute" in table and "proactive latency frame->reply   n=2" in table
