@@ -24,7 +24,7 @@ from generators.registry import plan_trajectory, scenario_for, trajectory_seed
 from pipeline.frames import render_frames
 from pipeline.render import render_trajectory
 from pipeline.tts.espeak import EspeakBackend
-from schemas.config import RunConfig, Scenario
+from schemas.config import ESPEAK_CAST, RunConfig, Scenario, VoicesConfig
 
 FRAMES_PER_SCENE = 12
 REFERENCE_QUALITY = 80
@@ -43,7 +43,7 @@ def main() -> None:
     ap.add_argument("--num", type=int, default=8)
     ap.add_argument("--size", type=int, default=448)
     args = ap.parse_args()
-    cfg = RunConfig(num=args.num, vision={"frame_size": args.size})
+    cfg = RunConfig(num=args.num, vision={"frame_size": args.size}, voices=VoicesConfig(cast=ESPEAK_CAST))
     seeds = [trajectory_seed(cfg.seed, j) for j in range(args.num)]
     visual = [plan_trajectory(cfg, Scenario.VISUAL_QA, s) for s in seeds]
 

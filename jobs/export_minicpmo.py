@@ -25,8 +25,9 @@ The mapping keeps our clock (DESIGN §2): the output of our unit k is the SDK's 
   the harness tool by name, the request as its `request` argument), and the system block declares
   every harness tool.
 - `input_event`: each backend result is the tool response of its call, at its `ready_s` (or when
-  the call closes, if the SDK's decode of the call ends later); timers and visual events are
-  standalone events in the unit whose input they are, with the text our trainer gives them.
+  the call closes, if the SDK's decode of the call ends later); timers are standalone events in
+  the unit whose input they are, with the text our trainer gives them (visual events are no text
+  input: the frames in `user_video` are).
 - `unit_policy`: no per-unit token cap (our request is written whole in the unit that issues it)
   and the SDK's default timing profile, which schemas/decode_budget.py holds.
 
@@ -297,7 +298,7 @@ class MiniCPMOWriter:
     @staticmethod
     def _inputs(row: dict[str, Any], events: dict[str, Any], attrs: dict[str, Any], call_index: dict[str, int],
                 unit_s: float) -> tuple[list[dict[str, Any]], list[float | None]]:
-        """Backend results as tool responses of their calls; timers and visual events as standalone events."""
+        """Backend results as tool responses of their calls; timers (and any other unit input event) as standalone events."""
         ready = {attrs[i].task_id: float(attrs[i].ready_s) for i, e in events.items() if e["kind"] == EventKind.BACKEND}
         out: list[dict[str, Any]] = []
         ready_at: list[float | None] = []

@@ -78,25 +78,28 @@ def test_trainer_export_puts_each_frame_before_its_units_audio(omni_train, omni_
 
 
 def test_minicpmo_export_gives_frame_k_to_unit_ks_video_slot(omni_rows, generated, tmp_path):
+    """The SDK's own check, arrangement and tokenization of the case the export writes (MiniCPMOWriter,
+    what `export --format minicpm-o` runs per row; its tokenizer is the one the test tokenizes with)."""
     pytest.importorskip("minicpm_o5_sdk")
-    from minicpm_o5_sdk import O5DuplexTrainingData, O5TokenizerID, load_builtin_tokenizer
+    from minicpm_o5_sdk import O5DuplexTrainingData
 
-    audio_only = generated.situation("turn_taking", row_id="s0-00000-0000009")
-    src = write_dataset(tmp_path / "src", [omni_rows[2], audio_only])
-    out = tmp_path / "mo"
-    assert cli(["export", str(src), "--format", "minicpm-o", "--out", str(out)]) == 0
-    tok = load_builtin_tokenizer(O5TokenizerID.O45_FC)
-    cases = out / "cases"
+    from jobs.export_minicpmo import MiniCPMOWriter
+    from schemas.arrow import rows_to_table
+
+    row, audio_only = omni_rows[2], generated.situation("turn_taking", row_id="s0-00000-0000009")
+    writer = MiniCPMOWriter(tmp_path)
+    for d in rows_to_table([row, audio_only]).to_pylist():
+        writer.add(d)
+    cases = tmp_path / "cases"
     data = {p.stem: O5DuplexTrainingData.load_structure(json.loads(p.read_text()), data_root=cases)
             for p in cases.glob("*.json")}
     assert data[audio_only.id].tracks.user_video is None
-    row = omni_rows[2]
     d = data[row.id]
     segs = d.tracks.user_video.segments
     assert [(cases / s.video.file_path).read_bytes() for s in segs] == row.frames
     seen: dict[int, set] = {}
     first: dict[int, list[str]] = {}
-    for prov in d.tokenize(tokenizer=tok).tokenized_data.token_provenance:
+    for prov in d.tokenize(tokenizer=writer.tokenizer).tokenized_data.token_provenance:
         if prov.unit_index is None:
             continue
         tracks = first.setdefault(prov.unit_index, [])
