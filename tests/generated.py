@@ -247,8 +247,8 @@ def export_dataset(root: str | Path, generated: Generated, *, rows: int = 8, val
 def with_frames(row: TrajectoryRow) -> TrajectoryRow:
     """The row plus one small JPEG per unit (the `frames` column of an Omni row).
 
-    The generator has no visual stream yet (DESIGN §6 Omni), so this is the one column a test
-    adds itself: seeded noise images, one per unit, for the trainer's vision path.
+    For tests of the trainer's vision path on the audio families' rows (seeded noise images, one
+    per unit); tests of Omni data itself use the visual families' real rows (tests/test_omni*.py).
     """
     import io
 
