@@ -40,6 +40,7 @@ PLANNERS: dict[str, PlanFn] = {
     Scenario.CONVERSATION: conversation.plan,
     Scenario.VISUAL_QA: visual.plan,
     Scenario.VISUAL_WATCH: visual.plan_watch,
+    Scenario.VISUAL_CHANGE: visual.plan_change,
 }
 
 
@@ -48,7 +49,7 @@ DELEGATION_FAMILIES: frozenset[str] = frozenset({
     Scenario.DELEGATION, Scenario.DELEGATION_MULTI, Scenario.DELEGATION_CANCEL, Scenario.DELEGATION_REVISE,
     Scenario.DELEGATION_FAILURE})
 # Families that draw visual lines (generators/banks/<lang>/visual.yaml) and render frames.
-VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA, Scenario.VISUAL_WATCH})
+VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE})
 # A stream of the trajectory seed of its own for the language draw, so the planner's draws stay as they were.
 _LANGUAGE_STREAM = 0x6C616E67
 

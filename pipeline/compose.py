@@ -23,11 +23,12 @@ from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, Inte
                            PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs, VisualAttrs)
 from schemas.decode_budget import DECODE_MS_PER_STEP, delegate_fits
 from schemas.language import Language, language
-from schemas.scene import Scene, VisualChange
+from schemas.scene import Change, Scene, VisualChange, VisualCut, visual_event_id
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
-from schemas.vocab import DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, Role, TaskOutcome, Trigger, TurnAttr
+from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, InterruptAction, Role,
+                           TaskOutcome, Trigger, TurnAttr)
 from schemas.windows import next_window, unit_samples, units_covering, window_of, window_start
 
 ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
@@ -54,6 +55,7 @@ class Timeline:
     events: list[Event]
     words: list[Word]
     stats: dict[str, Any] = field(default_factory=dict)
+    scene: Scene | None = None  # the scene as placed: a visual_change's change moved to its frame (VisualCut)
 
     @property
     def sample_rate(self) -> int:
@@ -164,6 +166,7 @@ class _State:
     ready: dict[str, int] = field(default_factory=dict)   # task / timer id -> sample it is readable
     log: _Log = field(default_factory=_Log)
     visual_gate: dict[str, int] = field(default_factory=dict)   # turn id -> first window it may start in
+    scene: Scene | None = None   # the script's scene, with each VisualCut's change at the frame placed for it
 
     def place(self, event_id: str, stem: Stem, offset: int, text: str, voice: VoiceSpec,
               ops: tuple[Op, ...] = ()) -> np.ndarray:
@@ -194,6 +197,7 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
     `ms_per_step`: the decode rate (config decode_budget) deciding where a long request is issued."""
     st = _State(clock=_Clock(sample_rate, unit_samples(unit_s, sample_rate)), lang=language(script.language),
                 speak=mixer.cached_speaker(tts, sample_rate), ms_per_step=ms_per_step)
+    st.scene = script.scene
     if script.scene is not None:   # a visual fact is spoken no earlier than the window after its frame
         st.visual_gate = {a.turn: script.scene.fact_unit(a) + 1 for a in script.scene.asks}
     user_voice = next((t.voice for t in script.turns if t.role == Role.USER), None)
@@ -220,13 +224,13 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
     events = p.events + [e for task_id, task in st.tasks.items() for e in _task_events(c, task_id, task)]
     ends = [c.s(e.end_s) for e in events] + [t.offset + len(x) for t, x in zip(p.tracks, p.audio)]
     num_units = units_covering(max(ends) + c.s(script.tail_s), c.U)
-    if script.scene is not None:
-        events += _visual_events(c, script.scene, num_units)
+    if st.scene is not None:
+        events += _visual_events(c, st.scene, num_units)
     events.sort(key=lambda e: (e.start_s, e.id))
     words = sorted(p.words, key=lambda w: (w.start_s, w.event_id))
     stats = {"response_gaps_s": [round(g, 4) for g in st.log.gaps], **st.log.user_timing, **_control_summary(st)}
     spec = TimelineSpec(sample_rate=sample_rate, unit_samples=c.U, num_units=num_units, tracks=tuple(p.tracks))
-    return Timeline(spec, p.audio, events, words, stats)
+    return Timeline(spec, p.audio, events, words, stats, st.scene)
 
 
 # ----------------------------------------------------------------------------- ordering
@@ -471,6 +475,9 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     n_voiced = n_heard = len(tokens)
     clip = None
     ops: tuple[Op, ...] = ()
+    vcut = next((x for x in st.scene.cuts if x.turn == turn.id), None) if st.scene is not None else None
+    if turn.interruption is not None and vcut is not None:
+        raise ScheduleError(f"turn {turn.id}: cut by both an interruption and a visual change")
     if turn.interruption is not None:
         if user_voice is None:
             raise ScheduleError(f"turn {turn.id}: an interruption needs a user voice")
@@ -481,6 +488,13 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
         fields.update(interrupted=True, unspoken_text=st.lang.join(tokens[n_voiced:]), cut_s=c.sec(cut.at),
                       fade_s=turn.interruption.fade_s, action=turn.interruption.action,
                       interruption=f"{turn.id}.interruption", truncated=cut.truncated)
+    elif vcut is not None:
+        cut = _find_visual_cut(st, turn, vcut, syn, start)
+        shown_by = _place_visual_cut(st, vcut, cut)
+        n_voiced, n_heard, clip = cut.n_voiced, cut.n_heard, cut.at
+        ops = (Cut(at=cut.at - start, fade=cut.fade),)
+        fields.update(interrupted=True, unspoken_text=st.lang.join(tokens[n_voiced:]), cut_s=c.sec(cut.at),
+                      fade_s=vcut.fade_s, action=InterruptAction.REPAIR, cut_by=shown_by, truncated=cut.truncated)
     audio = st.place(turn.id, Stem.ASSISTANT, start, text, turn.voice, ops)
     end = start + ac.last_active_sample(audio)
     if clip is not None:   # the turn ends at its cut; the fade after it plays in a listening window
@@ -488,7 +502,7 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     st.add_words(syn.words, start, Role.ASSISTANT, turn.id, limit=n_voiced, clip=clip)
     st.event(turn.id, EventKind.ASSISTANT_TURN, Role.ASSISTANT, start, end, st.lang.join(tokens[:n_voiced]),
              AssistantTurnAttrs(**fields))
-    st.placed.turns[turn.id] = _Heard(tokens, n_voiced if turn.interruption else None, n_heard)
+    st.placed.turns[turn.id] = _Heard(tokens, n_voiced if clip is not None else None, n_heard)
     f.last_asst_end = end
 
     if turn.delegate is not None:
@@ -541,6 +555,17 @@ def _find_cut(st: _State, turn: ScriptTurn, it: Interruption, syn: Any, start: i
     cut = cut_for(onset)
     if cut > word_starts[-1] or onset <= start:
         raise ScheduleError(f"turn {turn.id}: too short to be interrupted (onset {c.sec(onset):.2f}s)")
+    return _Cut(onset, cut, fade, *_heard_at(st, syn, start, cut))
+
+
+def _heard_at(st: _State, syn: Any, start: int, cut: int) -> tuple[int, int, list[TruncatedWord]]:
+    """(words voiced, words heard, truncated words) of a turn starting at `start` and cut at `cut`.
+
+    The words starting before the cut are voiced; one still sounding at it is truncated, with its
+    planned end (rule 8); one less than half audible before the cut is voiced but not heard (rule 7).
+    """
+    c = st.clock
+    word_starts = [start + c.s(w.start_s) for w in syn.words]
     n_voiced = sum(1 for w in word_starts if w < cut)
     truncated: list[TruncatedWord] = []
     n_heard = n_voiced
@@ -550,7 +575,54 @@ def _find_cut(st: _State, turn: ScriptTurn, it: Interruption, syn: Any, start: i
             truncated.append(TruncatedWord(index=i, planned_end_s=c.sec(end)))
             if (cut - word_starts[i]) < HEARD_FRACTION * (end - word_starts[i]):
                 n_heard = min(n_heard, i)
-    return _Cut(onset, cut, fade, n_voiced, n_heard, truncated)
+    return n_voiced, n_heard, truncated
+
+
+MIN_VOICED_BEFORE_CHANGE_S = 0.3   # a visual cut leaves at least this much of the turn voiced
+
+
+def _find_visual_cut(st: _State, turn: ScriptTurn, vc: VisualCut, syn: Any, start: int) -> _Cut:
+    """The cut a change shown mid-turn makes: the change is first shown by frame a, the frame of the
+    window `at_fraction` into the turn's audio (moved earlier while the turn would have ended by
+    then), and the turn is cut at the start of window a + 1, the reaction window after it (as rule 3
+    for a spoken cut-in). `onset` is frame a's window start: where the change is first visible.
+    """
+    c = st.clock
+    last_word = start + c.s(syn.words[-1].start_s)
+    first = window_of(start, c.U)
+    frame = window_of(start + int(vc.at_fraction * len(syn.audio)), c.U)
+    while window_start(frame + 1, c.U) > last_word and frame > first:
+        frame -= 1
+    cut = window_start(frame + 1, c.U)
+    if cut > last_word or cut < start + c.s(MIN_VOICED_BEFORE_CHANGE_S):
+        raise ScheduleError(f"turn {turn.id}: too short for a change to cut it (starts {c.sec(start):.2f}s)")
+    return _Cut(window_start(frame, c.U), cut, c.s(vc.fade_s), *_heard_at(st, syn, start, cut))
+
+
+def _place_visual_cut(st: _State, vc: VisualCut, cut: _Cut) -> str:
+    """Move the cut's change to the frame that shows it (the scene as placed), gate every turn that
+    states it to the window after that frame, and keep the window after the cut silent (rule 3).
+    Returns the id of the visual event the frame makes."""
+    c, scene = st.clock, st.scene
+    assert scene is not None
+    frame = window_of(cut.onset, c.U)
+    obj = scene.object(vc.object)
+    change = obj.first(vc.change) if obj is not None else None
+    if obj is None or change is None:
+        raise ScheduleError(f"turn {vc.turn}: object {vc.object} has no {vc.change} change to cut it")
+    i = obj.timeline.index(change)
+    before = obj.timeline[i - 1].unit if i > 0 else 0
+    after = obj.timeline[i + 1].unit if i + 1 < len(obj.timeline) else None
+    if frame < before or (after is not None and frame > after):
+        raise ScheduleError(f"turn {vc.turn}: the change of {vc.object} cannot move to frame {frame}")
+    moved: Change = change.model_copy(update={"unit": frame})
+    new = obj.model_copy(update={"timeline": (*obj.timeline[:i], moved, *obj.timeline[i + 1:])})
+    st.scene = scene.model_copy(update={"objects": tuple(new if o.id == obj.id else o for o in scene.objects)})
+    for a in st.scene.asks:
+        if a.object == obj.id and a.change == vc.change:
+            st.visual_gate[a.turn] = frame + 1
+    st.floor.min_window = next_window(cut.at, c.U)
+    return visual_event_id(obj.id, i)
 
 
 def _place_interruption(st: _State, turn: ScriptTurn, it: Interruption, cut: _Cut, user_voice: VoiceSpec) -> None:
@@ -626,7 +698,8 @@ def _visual_events(c: _Clock, scene: Scene, num_units: int) -> list[Event]:
             if ch.unit >= num_units:
                 break
             value = ch.state if ch.change == VisualChange.CHANGES_STATE else (
-                obj.text if ch.change == VisualChange.TEXT_READABLE else None)
+                obj.text if ch.change == VisualChange.TEXT_READABLE else
+                ch.text if ch.change == VisualChange.TEXT_CHANGES else None)
             attrs = VisualAttrs(object=obj.id, label=obj.label, change=ch.change, unit=ch.unit)
             if value is not None:   # optional keys are set only when they apply (absent stays absent)
                 attrs.value = value
@@ -635,7 +708,7 @@ def _visual_events(c: _Clock, scene: Scene, num_units: int) -> list[Event]:
                 attrs.stated_by = stated
             t = c.sec(window_start(ch.unit, c.U))
             text = f"{obj.colour} {obj.label}" if ch.change == VisualChange.APPEARS else value or obj.label
-            out.append(make_event(f"{obj.id}.v{i}", EventKind.VISUAL, Role.HARNESS, t, t, text, attrs))
+            out.append(make_event(visual_event_id(obj.id, i), EventKind.VISUAL, Role.HARNESS, t, t, text, attrs))
     return out
 
 

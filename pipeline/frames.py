@@ -2,7 +2,7 @@
 
 Frame k shows every object as it is at unit k: present from its `appears` to its `leaves` change,
 at the box of its last move, in its last state, its text legible only from its `text_readable`
-change (before that a smudge). The look (gradient wall, texture, surface, occluder) comes from
+change (before that a smudge) and, after a `text_changes` change, that change's text. The look (gradient wall, texture, surface, occluder) comes from
 the scene's render draws; per-frame camera jitter, lighting flicker and sensor noise from the
 stream [seed, FRAME_STREAM, k]. The bytes are a function of (scene, k, size, seed) alone.
 """
@@ -29,9 +29,9 @@ def visible_at(obj: SceneObject, k: int) -> bool:
     return obj.timeline[0].unit <= k and (leaves is None or k < leaves.unit)
 
 
-def _state_at(obj: SceneObject, k: int) -> tuple[Box, str | None, RGB | None, bool]:
-    """(box, state, state colour, text readable) of the object in frame k."""
-    box, state, rgb, readable = obj.box, obj.state, None, False
+def _state_at(obj: SceneObject, k: int) -> tuple[Box, str | None, RGB | None, bool, str | None]:
+    """(box, state, state colour, text readable, text) of the object in frame k."""
+    box, state, rgb, readable, text = obj.box, obj.state, None, False, obj.text
     for c in obj.timeline:
         if c.unit > k:
             break
@@ -41,7 +41,9 @@ def _state_at(obj: SceneObject, k: int) -> tuple[Box, str | None, RGB | None, bo
             state, rgb = c.state, c.rgb
         elif c.change == VisualChange.TEXT_READABLE:
             readable = True
-    return box, state, rgb, readable
+        elif c.change == VisualChange.TEXT_CHANGES and c.text is not None:
+            text = c.text
+    return box, state, rgb, readable, text
 
 
 def _px(b: Box, size: int, margin: int) -> tuple[int, int, int, int]:
@@ -82,7 +84,7 @@ def _text(d: ImageDraw.ImageDraw, xy: tuple[int, int, int, int], text: str, fill
 
 
 def _draw_object(d: ImageDraw.ImageDraw, obj: SceneObject, k: int, size: int, margin: int) -> None:
-    box, state, state_rgb, readable = _state_at(obj, k)
+    box, state, state_rgb, readable, text = _state_at(obj, k)
     x0, y0, x1, y1 = _px(box, size, margin)
     w, h = x1 - x0, y1 - y0
     fill, edge = obj.rgb, _dark(obj.rgb)
@@ -102,9 +104,9 @@ def _draw_object(d: ImageDraw.ImageDraw, obj: SceneObject, k: int, size: int, ma
         d.rectangle((x0, y0, x1, y1), fill=fill, outline=edge, width=max(2, line * 2))
     else:
         d.rectangle((x0, y0, x1, y1), fill=fill, outline=edge, width=line)
-    if obj.text is not None:
+    if text is not None:
         top = y0 + h * 0.18 if obj.shape == Shape.WINDOW else y0
-        _text(d, (x0, int(top), x1, y1), obj.text, _ink(fill), readable)
+        _text(d, (x0, int(top), x1, y1), text, _ink(fill), readable)
     if state is not None:   # an indicator light in the state's colour, steam when something boils
         r = max(3, min(w, h) // 8)
         d.ellipse((x1 - 2 * r - line, y0 + line, x1 - line, y0 + 2 * r + line),

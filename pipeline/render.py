@@ -57,6 +57,8 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     """
     seed, scenario = script.seed, script.scenario
     tl = compose(script, tts, cfg.sample_rate, cfg.unit_s, cfg.decode_budget.ms_per_step)
+    if tl.scene != script.scene:   # a visual_change's change now sits at the frame composition placed it in
+        script = script.model_copy(update={"scene": tl.scene})
     assistant = tl.render_stem(Stem.ASSISTANT)
     user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts, script.language)
     events = tl.events + noise_evs

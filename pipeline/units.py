@@ -20,7 +20,8 @@ FLOOR_TAKING = (EventKind.USER_TURN, EventKind.INTERRUPTION)
 OVERLAP_LABELS = {EventKind.BACKCHANNEL: Label.BACKCHANNEL, EventKind.OTHER_DIRECTED: Label.OTHER_DIRECTED,
                   EventKind.BACKGROUND_SPEECH: Label.BACKGROUND_SPEECH, EventKind.PAUSE: Label.HESITATION_PAUSE}
 START_LABELS = {Trigger.USER: Label.RESPOND, Trigger.FOLLOW: Label.RESPOND, Trigger.BACKEND: Label.RELAY,
-                Trigger.TIMER: Label.PROACTIVE, Trigger.VISUAL: Label.PROACTIVE}
+                Trigger.TIMER: Label.PROACTIVE, Trigger.VISUAL: Label.PROACTIVE,
+                Trigger.VISUAL_CHANGE: Label.PROACTIVE}
 STOP_LABELS = {InterruptAction.DISCARD: Label.STOP_DISCARD, InterruptAction.REPAIR: Label.STOP_REPAIR,
                InterruptAction.PARK: Label.STOP_PARK}
 INPUT_LABELS = {EventKind.BACKEND: Label.BACKEND_RESULT, EventKind.TIMER: Label.TIMER_FIRED}

@@ -35,7 +35,7 @@ from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.decode_budget import decode_steps_available, delegate_decode_steps, delegate_fits, row_ms_per_step
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
-from schemas.scene import VisualChange
+from schemas.scene import STALE_CHANGES, VisualChange
 from schemas.numerals import english_numbers
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
@@ -312,29 +312,38 @@ def rule3_interruption_cut(v: RowView) -> Iterator[str]:
             yield f"{e.id}: interrupted turn {a.interrupted_turn} missing or not marked interrupted"
             continue
         cut = v.s(a.cut_s)
-        cut_window = window_of(cut, v.U)
-        if cut != window_start(cut_window, v.U) or cut_window < next_window(v.s(e.start_s) + v.s(a.detect_s), v.U):
+        if cut != window_start(window_of(cut, v.U), v.U) or window_of(cut, v.U) < next_window(
+                v.s(e.start_s) + v.s(a.detect_s), v.U):
             yield f"{e.id}: cut at {a.cut_s} s is not at/after the reaction window start"
         if not DETECT_RANGE_S[0] <= a.detect_s <= DETECT_RANGE_S[1]:
             yield f"{e.id}: detect_s {a.detect_s} outside {list(DETECT_RANGE_S)}"
-        if v.s(turn.end_s) > cut:
-            yield f"{turn.id} sounds past its cut"
-        k = cut_window - 1
-        if 0 <= k < v.n and v.row.units[k].decision != Decision.LISTEN:
-            yield f"unit {k} should be listen after the cut of {turn.id}"
-        last = v.L(turn.end_s) - 1
-        if 0 <= last < v.n and v.row.units[last].turn_eos and not any(
-                t.id != turn.id and v.L(t.end_s) == v.L(turn.end_s) and not v.attrs[t.id].interrupted
-                for t in v.turns):
-            yield f"{turn.id} was interrupted but has turn_eos"
+        yield from _after_cut(v, turn, cut)
+
+
+def _after_cut(v: RowView, turn: Event, cut: int) -> Iterator[str]:
+    """A cut turn is silent from its cut, the unit whose output plays from the cut listens, no turn_eos."""
+    if v.s(turn.end_s) > cut:
+        yield f"{turn.id} sounds past its cut"
+    k = window_of(cut, v.U) - 1
+    if 0 <= k < v.n and v.row.units[k].decision != Decision.LISTEN:
+        yield f"unit {k} should be listen after the cut of {turn.id}"
+    last = v.L(turn.end_s) - 1
+    if 0 <= last < v.n and v.row.units[last].turn_eos and not any(
+            t.id != turn.id and v.L(t.end_s) == v.L(turn.end_s) and not v.attrs[t.id].interrupted
+            for t in v.turns):
+        yield f"{turn.id} was interrupted but has turn_eos"
 
 
 def rule4_only_interruptions_cut(v: RowView) -> Iterator[str]:
-    """Nothing but a floor-taking interruption cuts a turn."""
+    """Nothing but a floor-taking interruption cuts a turn, or in an Omni row a frame showing a change
+    that made it stale (`cut_by` names that visual event; omni_change_cut_after_frame checks the cut)."""
     cut_turns = {v.attrs[e.id].interrupted_turn for e in v.kind(EventKind.INTERRUPTION)}
+    visual = {e.id for e in v.kind(EventKind.VISUAL)}
     for t in v.turns:
-        if v.attrs[t.id].interrupted and t.id not in cut_turns:
-            yield f"{t.id} is cut with no interruption event"
+        a = v.attrs[t.id]
+        if a.interrupted and t.id not in cut_turns and a.cut_by not in visual:
+            yield f"{t.id} is cut with no interruption event" + (
+                f" (cut_by {a.cut_by}, which is no visual event)" if a.cut_by is not None else "")
 
 
 def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
@@ -758,6 +767,35 @@ def omni_fact_after_frame(v: RowView) -> Iterator[str]:
             yield f"{ask.turn} states a fact about {ask.object} that no visual event records"
 
 
+def omni_change_cut_after_frame(v: RowView) -> Iterator[str]:
+    """A turn a change made stale (`cut_by`) is cut at the start of a window after the frame that first
+    shows the change, never before the model has read that frame (as DESIGN §2 rule 3 for a spoken
+    cut-in), and is silent from its cut with the unit after it listening. Its repair states the new
+    fact, so it is in the change's `stated_by` (omni_fact_after_frame then checks it starts after it)."""
+    for t in v.turns:
+        a = v.attrs[t.id]
+        if a.cut_by is None:
+            continue
+        e = next((x for x in v.kind(EventKind.VISUAL) if x.id == a.cut_by), None)
+        if e is None:
+            continue   # rule4_only_interruptions_cut names it
+        c = v.attrs[e.id]
+        if c.change not in STALE_CHANGES:
+            yield f"{t.id}: cut by {e.id}, a {c.change} change, which makes no answer stale"
+        if not a.interrupted or a.cut_s is None:
+            yield f"{t.id}: cut by {e.id} but not marked interrupted with a cut"
+            continue
+        cut = v.s(a.cut_s)
+        if cut != window_start(window_of(cut, v.U), v.U) or window_of(cut, v.U) < c.unit + 1:
+            yield (f"{t.id}: cut at {a.cut_s} s, before window {c.unit + 1} after frame {c.unit}, the first "
+                   f"showing {e.id}" if window_of(cut, v.U) < c.unit + 1 else f"{t.id}: cut at {a.cut_s} s "
+                   "is not at a window start")
+        yield from _after_cut(v, t, cut)
+        for st in v.script.turns if v.script is not None else ():
+            if st.continuation is not None and st.continuation.of_turn == t.id and st.id not in (c.stated_by or []):
+                yield f"{st.id} repairs {t.id} but {e.id} does not record it as stating the new fact"
+
+
 def _bare(word: str) -> str:
     return word.strip(".,!?;:'\"").lower().removesuffix("'s")
 
@@ -815,6 +853,8 @@ RULES: tuple[Rule, ...] = (
     Rule("omni_frame_per_unit", omni_frame_per_unit, "§3/§6 Omni rows: one JPEG frame per unit"),
     Rule("omni_fact_after_frame", omni_fact_after_frame, "§6 a visual fact is spoken from window k+1 after its frame"),
     Rule("omni_named_objects_shown", omni_named_objects_shown, "§6 the assistant names only objects already shown"),
+    Rule("omni_change_cut_after_frame", omni_change_cut_after_frame,
+         "§6/§2 rule 3: a stale answer is cut after the frame showing the change"),
 )
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
 

@@ -52,6 +52,7 @@ class AssistantTurnAttrs(_Attrs):
     fade_s: float | None = None               # interrupted turns: the fade after the cut
     action: InterruptAction | None = None
     interruption: str | None = None          # id of the interruption event
+    cut_by: str | None = None                # cut by a frame (visual_change): id of the visual event it shows
     truncated: list[TruncatedWord] | None = None   # interrupted turns: words the cut reaches (rule 8)
 
 

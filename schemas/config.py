@@ -35,6 +35,7 @@ class Scenario(StrEnum):
     CONVERSATION = "conversation"
     VISUAL_QA = "visual_qa"
     VISUAL_WATCH = "visual_watch"
+    VISUAL_CHANGE = "visual_change"
 
 
 # Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
@@ -42,7 +43,7 @@ SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # The families a config without `scenarios` draws from. `conversation` (long multi-exchange
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
 # The Omni families (frames, visual events) are opt-in too: audio-only defaults stay audio-only.
-OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA, Scenario.VISUAL_WATCH)
+OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE)
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION and s not in OMNI_SCENARIOS)
 
 

@@ -37,6 +37,16 @@ class VisualChange(StrEnum):
     CHANGES_STATE = "changes_state"
     LEAVES = "leaves"
     TEXT_READABLE = "text_readable"
+    TEXT_CHANGES = "text_changes"   # the text it shows becomes another (a sign flips from open to closed)
+
+
+# The changes that can make a spoken answer stale mid-answer (visual_change: `VisualCut`).
+STALE_CHANGES: tuple[VisualChange, ...] = (VisualChange.CHANGES_STATE, VisualChange.TEXT_CHANGES)
+
+
+def visual_event_id(object_id: str, index: int) -> str:
+    """The id of the `visual` event of change `index` of an object's timeline."""
+    return f"{object_id}.v{index}"
 
 
 class Shape(StrEnum):
@@ -74,6 +84,7 @@ class Change(_M):
     box: Box | None = None        # moves: where it goes
     state: str | None = None      # changes_state: the new state name
     rgb: RGB | None = None        # changes_state: the state's indicator colour
+    text: str | None = None       # text_changes: the text shown from this frame on
 
 
 class SceneObject(_M):
@@ -142,12 +153,29 @@ class VisualAsk(_M):
     change: VisualChange
 
 
+class VisualCut(_M):
+    """A change that makes an assistant turn stale while it speaks (visual_change): the frame that
+    first shows it falls `at_fraction` into the turn's audio, and the turn is cut at the start of
+    the window after that frame (the reaction window, as DESIGN §2 rule 3 for a spoken cut-in).
+
+    Where that frame falls depends on the rendered audio, so the planner's unit for the change is
+    provisional: composition moves the change there, and the row stores the scene it realised.
+    """
+
+    turn: str                     # the assistant turn the change cuts (ScriptTurn id)
+    object: str                   # SceneObject id
+    change: VisualChange          # one of STALE_CHANGES; the object's first change of this kind
+    at_fraction: float = Field(gt=0, lt=1)
+    fade_s: float = Field(ge=0.02, le=0.05)
+
+
 class Scene(_M):
     kind: SceneKind
     place: str                    # how speech names the place ("desk"): "the mug on the desk"
     objects: tuple[SceneObject, ...] = Field(min_length=1)
     render: RenderDraws
     asks: tuple[VisualAsk, ...] = ()
+    cuts: tuple[VisualCut, ...] = ()
 
     @model_validator(mode="after")
     def _asks_known(self) -> "Scene":
@@ -158,6 +186,10 @@ class Scene(_M):
             obj = self.object(a.object)
             if obj is None or obj.first(a.change) is None:
                 raise ValueError(f"ask of turn {a.turn}: object {a.object} has no {a.change} change")
+        for c in self.cuts:
+            obj = self.object(c.object)
+            if c.change not in STALE_CHANGES or obj is None or obj.first(c.change) is None:
+                raise ValueError(f"cut of turn {c.turn}: object {c.object} has no {c.change} change to cut it")
         return self
 
     def object(self, object_id: str) -> SceneObject | None:

@@ -78,6 +78,8 @@ class Trigger(StrEnum):
     TIMER = "timer"        # a timer firing: proactive speech
     FOLLOW = "follow"      # straight after the assistant's previous turn (ack, resume)
     VISUAL = "visual"      # a watched visual change (Omni): proactive speech after the frame showing it
+    VISUAL_CHANGE = "visual_change"   # a change shown mid-answer made the answer stale (Omni): the repair
+                                      # after the cut, unprompted; as the cause of a cut: `attrs.cut_by`
 
 
 class InterruptAction(StrEnum):

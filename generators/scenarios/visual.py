@@ -8,18 +8,22 @@ composition starts it no earlier than the window after that frame (DESIGN §6).
 """
 from __future__ import annotations
 
-from generators.banks.engine import render_rng
+import numpy as np
+
+from generators.banks.engine import new_seed, render_rng
 from generators.common import Planner
-from generators.scenes.bank import QA, visual_bank
-from generators.scenes.planner import (draw_scene, keep_visible, overlap, state_targets, with_asks,
-                                       with_state_change)
-from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange
-from schemas.script import ScriptTurn
+from generators.scenes.bank import QA, Fact, visual_bank
+from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
+                                       with_state_change, with_text_change)
+from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange, VisualCut
+from schemas.script import Continuation, ScriptTurn
 from schemas.vocab import Trigger
 
 EARLY_OBJECTS = 3   # objects that appear in the first frames: what questions may be about
 TWO_QUESTIONS_PROB = 0.7
 WATCH_AFTER = (6, 13)   # the watched change comes this many frames after the first frame
+CHANGE_AT = (0.4, 0.8)  # visual_change: where in the answer's audio the frame showing the change falls
+TEXT_CHANGE_PROB = 0.5  # a text flipping (a sign, a screen) rather than a state changing (a light)
 
 
 def _question(p: Planner, scene: Scene, obj: SceneObject) -> tuple[QA, dict[str, str], VisualChange]:
@@ -79,3 +83,68 @@ def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     asks = [VisualAsk(turn=announce.id, object=obj.id, change=VisualChange.CHANGES_STATE)]
     p.scene = with_asks(keep_visible(scene, {obj.id}), asks)
     return f"visual_{scene.kind}", turns
+
+
+def _stale_states(p: Planner, scene: Scene, obj: SceneObject) -> list[str]:
+    """The states `obj` can change to that the change lines can say, when they can say its first one too."""
+    states = visual_bank(p.lang.code).change.states
+    return [t for t in state_targets(scene, obj) if t in states] if obj.state in states else []
+
+
+def _stale_texts(p: Planner, scene: Scene, obj: SceneObject) -> list[tuple[str, str]]:
+    """(text, text it flips to) pairs `obj` can show that the change lines can say."""
+    texts = visual_bank(p.lang.code).change.texts
+    shows = shown_texts(scene, obj)
+    return [(t, to) for t in shows if t in texts for to in texts[t].to if to in shows]
+
+
+def _answer(p: Planner, label: str, old: Fact, new: Fact) -> tuple[list[str], list[str]]:
+    """The answer's sentences with the old fact and, with the same wording choices, the new one."""
+    out: tuple[list[str], list[str]] = ([], [])
+    for templates in visual_bank(p.lang.code).change.answer:
+        seed = new_seed(p.rng)
+        for fact, sentences in ((old, out[0]), (new, out[1])):
+            slots = {"label": label, "fact": fact.fact, "so": fact.so, "then": fact.then}
+            sentences.append(render_rng(np.random.default_rng(seed), templates, slots))
+    return out
+
+
+def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """A change mid-answer makes the answer stale: the user asks what something shows or is doing,
+    and while the assistant answers a frame shows it change (a sign flips from open to closed, a
+    kettle starts boiling). The assistant stops in the reaction window after that frame (the scene's
+    `VisualCut`, placed by composition), says what changed, and says the rest of its answer again
+    with the new fact, from the first sentence the user did not fully hear (DESIGN §2 rule 7)."""
+    lines = visual_bank(p.lang.code).change
+    early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
+    if p.rng.random() < TEXT_CHANGE_PROB:
+        scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_texts=tuple(t for t, f in lines.texts.items() if f.to))
+        objs = [o for o in scene.objects if o.id in early and _stale_texts(p, scene, o)]
+        obj = objs[int(p.rng.integers(len(objs)))]
+        pairs = _stale_texts(p, scene, obj)
+        text, to = pairs[int(p.rng.integers(len(pairs)))]
+        scene = with_text_change(scene, obj.id, 0, text, to)
+        old, new, asked, change = lines.texts[text], lines.texts[to], VisualChange.TEXT_READABLE, VisualChange.TEXT_CHANGES
+        ask = lines.ask.text
+    else:
+        scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_states=tuple(lines.states))
+        objs = [o for o in scene.objects if o.id in early and _stale_states(p, scene, o)]
+        obj = objs[int(p.rng.integers(len(objs)))]
+        targets = _stale_states(p, scene, obj)
+        state = targets[int(p.rng.integers(len(targets)))]
+        scene = with_state_change(scene, obj.id, 0, state)
+        old, new, asked, change = lines.states[obj.state or ""], lines.states[state], VisualChange.APPEARS, \
+            VisualChange.CHANGES_STATE
+        ask = lines.ask.state
+    stale, repaired = _answer(p, obj.label, old, new)
+    question = p.user(render_rng(p.rng, ask, {"label": obj.label, "place": scene.place}))
+    answer = p.assistant(p.lang.join(stale))
+    prefix = render_rng(p.rng, lines.repair, {"label": obj.label, "fact": new.fact})
+    repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(repaired)),
+                         trigger=Trigger.VISUAL_CHANGE)
+    cut = VisualCut(turn=answer.id, object=obj.id, change=change,
+                    at_fraction=float(round(p.rng.uniform(*CHANGE_AT), 4)), fade_s=p.draw(p.timing.fade_s))
+    asks = [VisualAsk(turn=answer.id, object=obj.id, change=asked),
+            VisualAsk(turn=repair.id, object=obj.id, change=change)]
+    p.scene = with_asks(keep_visible(scene, {obj.id}), asks).model_copy(update={"cuts": (cut,)})
+    return f"visual_{scene.kind}", [question, answer, repair]

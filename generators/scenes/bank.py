@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generators.banks.engine import render_rng
 from generators.banks.loader import BANKS_DIR
 from generators.text_lint import LINTS
+from schemas.language import language as language_of
 
 VISUAL_FILE = "visual.yaml"
 _SLOT = re.compile(r"\{(\w+)\}")
@@ -26,6 +27,11 @@ SECTION_SLOTS: dict[str, dict[str, str]] = {
     "text": {"label": "sign", "place": "street", "text": "no parking"},
 }
 WATCH_SLOTS: dict[str, str] = {"label": "kettle", "when": "boils", "now": "is boiling"}
+CHANGE_ASK_SLOTS: dict[str, str] = {"label": "sign", "place": "street"}
+CHANGE_ANSWER_SLOTS: dict[str, str] = {"label": "sign", "fact": "says open", "so": "you can still go in",
+                                        "then": "you might want to head in soon"}
+CHANGE_REPAIR_SLOTS: dict[str, str] = {"label": "sign", "fact": "says closed"}
+ANSWER_SENTENCES = 3   # a visual_change answer: the fact, what follows from it, what to do about it
 _LINT_DRAWS = 8   # renders per template, each with its own alternation choices
 
 
@@ -54,10 +60,36 @@ class Watch(_Strict):
     states: dict[str, StatePhrases] = Field(min_length=1)
 
 
+class Fact(_Strict):
+    fact: str                     # how an answer says it: "is off", "says open"
+    so: str                       # what follows from it: "you can still go in"
+    then: str                     # what the user might do about it: "you might want to head in soon"
+
+
+class TextFact(Fact):
+    to: tuple[str, ...] = ()      # the texts it may flip to (each one of `texts` too)
+
+
+class ChangeAsk(_Strict):
+    state: tuple[str, ...] = Field(min_length=2)
+    text: tuple[str, ...] = Field(min_length=2)
+
+
+class ChangeLines(_Strict):
+    """visual_change: a question, a three-sentence answer that a change makes stale, and the repair."""
+
+    ask: ChangeAsk
+    answer: tuple[tuple[str, ...], ...] = Field(min_length=ANSWER_SENTENCES, max_length=ANSWER_SENTENCES)
+    repair: tuple[str, ...] = Field(min_length=2)
+    states: dict[str, Fact] = Field(min_length=1)
+    texts: dict[str, TextFact] = Field(min_length=1)
+
+
 class VisualBank(_Strict):
     colour: QA
     text: QA
     watch: Watch
+    change: ChangeLines
 
 
 def _lint_template(where: str, template: str, slots: dict[str, str], language: str) -> None:
@@ -94,7 +126,36 @@ def read_visual_bank(path: Path, language: str) -> VisualBank:
             _lint_template(f"{path.name}: watch.{part}[{i}]", template, WATCH_SLOTS, language)
     for state, ph in bank.watch.states.items():
         _lint_template(f"{path.name}: watch.states.{state}", f"{ph.when} {ph.now}", {}, language)
+    _check_change(path.name, bank.change, language)
     return bank
+
+
+def _check_change(name: str, ch: ChangeLines, language: str) -> None:
+    """visual_change lines: slots and lint as above; every answer template is one sentence element
+    (a repair resumes by sentence: the stale and the repaired answer must split alike); every text a
+    text may flip to has its own phrases."""
+    lang = language_of(language)
+    for part in ("state", "text"):
+        for i, template in enumerate(getattr(ch.ask, part)):
+            _lint_template(f"{name}: change.ask.{part}[{i}]", template, CHANGE_ASK_SLOTS, language)
+    for j, sentence in enumerate(ch.answer):
+        if not sentence:
+            raise VisualBankError(f"{name}: change.answer[{j}] has no template")
+        for i, template in enumerate(sentence):
+            where = f"{name}: change.answer[{j}][{i}]"
+            _lint_template(where, template, CHANGE_ANSWER_SLOTS, language)
+            line = render_rng(np.random.default_rng(0), (template,), CHANGE_ANSWER_SLOTS)
+            if len(lang.sentence_elements((line,))) != 1 or not lang.ends_sentence(lang.words(line)[-1]):
+                raise VisualBankError(f"{where}: {template!r} is not exactly one sentence")
+    for i, template in enumerate(ch.repair):
+        _lint_template(f"{name}: change.repair[{i}]", template, CHANGE_REPAIR_SLOTS, language)
+    for section, facts in (("states", ch.states), ("texts", ch.texts)):
+        for key, f in facts.items():
+            _lint_template(f"{name}: change.{section}.{key}", f"the sign {f.fact}, so {f.so}. Then {f.then}.", {}, language)
+    for key, f in ch.texts.items():
+        for to in f.to:
+            if to not in ch.texts or to == key:
+                raise VisualBankError(f"{name}: change.texts.{key}: flips to {to!r}, which has no phrases of its own")
 
 
 def has_visual(language: str) -> bool:

@@ -90,21 +90,28 @@ def _can_become(spec: ObjectSpec, states: tuple[str, ...]) -> bool:
     return bool(set(spec.states[1:]) & set(states))
 
 
+def _can_show(spec: ObjectSpec, texts: tuple[str, ...]) -> bool:
+    return bool(set(spec.texts) & set(texts))
+
+
 def draw_scene(rng: np.random.Generator, early: int = 1, kind: SceneKind | None = None,
-               need_text: bool = False, need_states: tuple[str, ...] = ()) -> Scene:
+               need_text: bool = False, need_states: tuple[str, ...] = (), need_texts: tuple[str, ...] = ()) -> Scene:
     """A scene whose first `early` objects appear in the first frames (what questions will be about).
 
     `need_text`: one of those early objects carries text (a sign, a note, a window).
-    `need_states`: one of them can change to one of these states (the kind is drawn among those that have one)."""
+    `need_states`: one of them can change to one of these states (the kind is drawn among those that have one).
+    `need_texts`: one of them can show one of these texts (likewise)."""
     cat = catalog()
     if kind is None:
-        kinds = tuple(k for k in SceneKind if not need_states or any(_can_become(o, need_states)
-                                                                      for o in cat.kinds[k].objects))
+        kinds = tuple(k for k in SceneKind
+                      if (not need_states or any(_can_become(o, need_states) for o in cat.kinds[k].objects))
+                      and (not need_texts or any(_can_show(o, need_texts) for o in cat.kinds[k].objects)))
         kind = SceneKind(_pick(rng, kinds))
     spec = cat.kinds[kind]
     n = min(int(rng.integers(OBJECTS_PER_SCENE[0], OBJECTS_PER_SCENE[1] + 1)), len(spec.objects))
     order = [int(i) for i in rng.permutation(len(spec.objects))]
-    wanted = [(need_text, lambda o: bool(o.texts)), (bool(need_states), lambda o: _can_become(o, need_states))]
+    wanted = [(need_text, lambda o: bool(o.texts)), (bool(need_states), lambda o: _can_become(o, need_states)),
+              (bool(need_texts), lambda o: _can_show(o, need_texts))]
     for need, fits in wanted:   # such an object among the early ones, at a drawn place among them
         found = [i for i in order if fits(spec.objects[i])] if need else []
         if found and found[0] not in order[:early]:
@@ -162,10 +169,18 @@ def keep_visible(scene: Scene, asked: set[str]) -> Scene:
     return scene.model_copy(update={"objects": tuple(objs), "render": render})
 
 
+def _spec(scene: Scene, obj: SceneObject) -> ObjectSpec:
+    return next(o for o in catalog().kinds[scene.kind].objects if o.label == obj.label)
+
+
 def state_targets(scene: Scene, obj: SceneObject) -> tuple[str, ...]:
     """The states the object can change to (its catalogue entry's, after the initial one)."""
-    spec = next(o for o in catalog().kinds[scene.kind].objects if o.label == obj.label)
-    return spec.states[1:]
+    return _spec(scene, obj).states[1:]
+
+
+def shown_texts(scene: Scene, obj: SceneObject) -> tuple[str, ...]:
+    """The texts the object can show (its catalogue entry's)."""
+    return _spec(scene, obj).texts
 
 
 def with_state_change(scene: Scene, object_id: str, unit: int, state: str) -> Scene:
@@ -178,5 +193,18 @@ def with_state_change(scene: Scene, object_id: str, unit: int, state: str) -> Sc
             change = Change(unit=max(unit, keep[-1].unit + 1), change=VisualChange.CHANGES_STATE, state=state,
                             rgb=catalog().states[state])
             o = o.model_copy(update={"timeline": (*keep, change)})
+        objs.append(o)
+    return scene.model_copy(update={"objects": tuple(objs)})
+
+
+def with_text_change(scene: Scene, object_id: str, unit: int, text: str, new_text: str) -> Scene:
+    """The scene with the object showing `text` from when it is readable, and `new_text` from `unit`
+    (at least a frame later) as its one change after that: a sign flipping from open to closed."""
+    objs = []
+    for o in scene.objects:
+        if o.id == object_id:
+            keep = tuple(c for c in o.timeline if c.change in (VisualChange.APPEARS, VisualChange.TEXT_READABLE))
+            change = Change(unit=max(unit, keep[-1].unit + 1), change=VisualChange.TEXT_CHANGES, text=new_text)
+            o = o.model_copy(update={"text": text, "timeline": (*keep, change)})
         objs.append(o)
     return scene.model_copy(update={"objects": tuple(objs)})
