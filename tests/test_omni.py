@@ -23,6 +23,7 @@ from pipeline.compose import compose
 from pipeline.frames import render_frame, render_frames
 from schemas.config import ConfigError, RunConfig, TimingConfig, parse_config
 from schemas.scene import DEFAULT_FRAME_SIZE, Change, SceneKind, VisualChange
+from schemas.script import Script
 from schemas.trajectory import attrs_of
 from schemas.vocab import EventKind
 from tests.generated import FAST_VOICES
@@ -152,3 +153,48 @@ def test_visual_watch_speaks_up_in_the_window_after_the_watched_frame(generated)
     assert int(ann.start_s // row.unit_s) == k + 1                       # the earliest window the rule allows
     assert "proactive" in row.units[k].labels and "visual_event" in row.units[k].labels
     assert all(u.decision == "listen" for u in row.units[k - 2:k])      # silent while it waits
+
+
+def test_a_bad_visual_change_bank_names_the_entry(tmp_path: Path):
+    path = tmp_path / "visual.yaml"
+    good = (BANKS_DIR / "en" / "visual.yaml").read_text()
+    path.write_text(good.replace('"{then}.", ', '"{then}. Trust me.", ', 1))   # a repair resumes by sentence
+    with pytest.raises(VisualBankError, match=r"change.answer\[2\]\[0\].*not exactly one sentence"):
+        read_visual_bank(path, "en")
+    path.write_text(good.replace("to: [closed]}", "to: [shut]}", 1))
+    with pytest.raises(VisualBankError, match=r"change.texts.open: flips to 'shut'"):
+        read_visual_bank(path, "en")
+
+
+# (seed, what changes): validated rows; the sign flips from open to closed, the bus stops
+CHANGE_SEEDS = ((3, VisualChange.TEXT_CHANGES), (4, VisualChange.CHANGES_STATE))
+
+
+@pytest.mark.parametrize(("seed", "kind"), CHANGE_SEEDS)
+def test_visual_change_cuts_the_stale_answer_after_the_changing_frame_and_repairs_it(generated, seed, kind):
+    row = generated.row("visual_change", seed)
+    turns = [e for e in row.events if e.kind == EventKind.ASSISTANT_TURN]
+    stale, repair = turns
+    a, r = attrs_of(stale), attrs_of(repair)
+    change = next(e for e in row.events if e.id == a.cut_by)
+    k, c = attrs_of(change).unit, attrs_of(change)
+    assert c.change == kind and repair.id in c.stated_by and r.trigger == "visual_change"
+    assert a.interrupted and a.action == "repair" and a.cut_s == (k + 1) * row.unit_s   # the reaction window
+    assert stale.start_s < k * row.unit_s                                # the change comes mid-answer
+    assert row.units[k].decision == "listen" and {"stop_repair", "visual_event"} <= set(row.units[k].labels)
+    assert "proactive" in row.units[k + 1].labels and int(repair.start_s // row.unit_s) == k + 2
+    assert c.value in repair.text and c.value not in stale.text + " " + a.unspoken_text   # the new fact, after the cut
+    script = Script.model_validate_json(row.script)
+    assert script.scene.object(c.object).first(kind).unit == k   # the stored scene is the one placed
+    # the frames draw it: frame k differs from the same scene with the change a frame later, frame k-1 does not
+    later = tuple(o.model_copy(update={"timeline": tuple(ch.model_copy(update={"unit": k + 1}) if ch.change == kind
+                                                         else ch for ch in o.timeline)})
+                  if o.id == c.object else o for o in script.scene.objects)
+    moved = script.scene.model_copy(update={"objects": later})
+    assert render_frame(script.scene, k, 224, row.seed) != render_frame(moved, k, 224, row.seed)
+    assert render_frame(script.scene, k - 1, 224, row.seed) == render_frame(moved, k - 1, 224, row.seed)
+
+
+def test_visual_change_is_opt_in_english_only():
+    assert "visual_change" not in RunConfig().scenarios
+    assert missing_content("visual_change", "en") == "" and "visual.yaml" in missing_content("visual_change", "zh")

@@ -19,6 +19,8 @@ from tests.generated import attrs
 # seed 7: the first answer ("That's blue.") does not name its object; seed 0: "The bar is blue." does
 UNNAMED_ANSWER = ("visual_qa", 7)
 NAMED_ANSWER = ("visual_qa", 0)
+# seed 3: "From here, the sign says open. Which means ..." is cut when a frame shows it saying closed
+CHANGE_ROW = ("visual_change", 3)
 
 
 def fired(row: TrajectoryRow) -> set[str]:
@@ -58,6 +60,13 @@ def move_fact(row: TrajectoryRow, fact, unit: int) -> None:
     row.units[unit].labels = sorted({*row.units[unit].labels, "visual_event"})
 
 
+def stale_answer(row: TrajectoryRow):
+    """(the turn a change cut, the visual event of that change) of a visual_change row."""
+    turn = next(e for e in row.events if e.kind == "assistant_turn" and attrs(e).get("cut_by"))
+    change = next(e for e in row.events if e.id == attrs(turn)["cut_by"])
+    return turn, change
+
+
 def m_frame_per_unit(g):
     row = g.row(*UNNAMED_ANSWER)
     row.frames = row.frames[:-1]   # a frame short: the last unit has no input image
@@ -83,10 +92,20 @@ def m_named_objects_shown(g):
     return row, {"omni_named_objects_shown"}
 
 
+def m_change_cut_after_frame(g):
+    row = g.row(*CHANGE_ROW)
+    turn, change = stale_answer(row)
+    cut_window = round(attrs(turn)["cut_s"] / row.unit_s)
+    assert attrs(change)["unit"] == cut_window - 1, "the fixture's cut is no longer in the window after its frame"
+    move_fact(row, change, cut_window)   # the change first shows in the cut's own window: cut before it was read
+    return row, {"omni_change_cut_after_frame"}
+
+
 OMNI_MUTATIONS: dict[str, Callable] = {
     "omni_frame_per_unit": m_frame_per_unit,
     "omni_fact_after_frame": m_fact_after_frame,
     "omni_named_objects_shown": m_named_objects_shown,
+    "omni_change_cut_after_frame": m_change_cut_after_frame,
 }
 
 
@@ -121,3 +140,23 @@ def test_a_proactive_visual_reply_before_its_frame_fires_the_fact_rule(generated
     fact = fact_of(row, ann.id)
     move_fact(row, fact, int(ann.start_s // row.unit_s) + 1)   # the change shows only after the reply began
     assert fired(row) == {"omni_fact_after_frame"}
+
+
+def test_a_repair_stating_the_new_fact_before_its_frame_fires_the_fact_rule(generated):
+    """The repair starts after the cut, so a frame late enough to come after the repair's start comes
+    after the cut too: both rules fire, and the fact rule names the repair."""
+    row = generated.row(*CHANGE_ROW)
+    turn, change = stale_answer(row)
+    repair = next(e for e in row.events if e.kind == "assistant_turn" and attrs(e)["trigger"] == "visual_change")
+    assert repair.id in attrs(change)["stated_by"]
+    move_fact(row, change, int(repair.start_s // row.unit_s))   # "the sign says closed" before a frame shows it
+    bad = validate_row(row, expect_tokens=False)
+    assert {v.rule for v in bad} == {"omni_fact_after_frame", "omni_change_cut_after_frame"}
+    assert any(v.rule == "omni_fact_after_frame" and repair.id in v.message for v in bad)
+
+
+def test_a_cut_no_visual_event_explains_fires_the_only_interruptions_rule(generated):
+    row = generated.row(*CHANGE_ROW)
+    turn, _ = stale_answer(row)
+    set_attrs(turn, cut_by="o9.v9")   # a cause the row does not hold
+    assert fired(row) == {"rule4_only_interruptions_cut"}
