@@ -219,6 +219,10 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
         _place_assistant(st, turns[j], user_voice)
         placed.add(j)
     _check_outcomes(st)
+    for cut in script.scene.cuts if script.scene is not None else ():
+        heard = st.placed.turns.get(cut.turn)
+        if heard is None or heard.first_unspoken is None:
+            raise ScheduleError(f"the scene's change of {cut.object} cuts turn {cut.turn}, which is no assistant turn")
 
     c, p = st.clock, st.placed
     events = p.events + [e for task_id, task in st.tasks.items() for e in _task_events(c, task_id, task)]

@@ -19,7 +19,7 @@ from generators.registry import families_for, missing_content, plan_script
 from generators.scenes.bank import VisualBankError, read_visual_bank
 from generators.scenes.catalog import CATALOG_FILE, CatalogError, read_catalog
 from generators.scenes.planner import draw_scene
-from pipeline.compose import compose
+from pipeline.compose import ScheduleError, compose
 from pipeline.frames import render_frame, render_frames
 from schemas.config import ConfigError, RunConfig, TimingConfig, parse_config
 from schemas.scene import DEFAULT_FRAME_SIZE, Change, SceneKind, VisualChange
@@ -198,3 +198,12 @@ def test_visual_change_cuts_the_stale_answer_after_the_changing_frame_and_repair
 def test_visual_change_is_opt_in_english_only():
     assert "visual_change" not in RunConfig().scenarios
     assert missing_content("visual_change", "en") == "" and "visual.yaml" in missing_content("visual_change", "zh")
+
+
+def test_a_change_that_cuts_no_assistant_turn_is_refused(espeak):
+    script = plan_script("visual_change", 3, TimingConfig(), voices=FAST_VOICES)
+    cut = script.scene.cuts[0].model_copy(update={"turn": "u1"})   # the user's question, not the answer
+    bad = script.model_copy(update={"turns": script.turns[:2],
+                                    "scene": script.scene.model_copy(update={"cuts": (cut,)})})
+    with pytest.raises(ScheduleError, match="cuts turn u1, which is no assistant turn"):
+        compose(bad, espeak, 16000, 1.0)

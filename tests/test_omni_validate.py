@@ -146,7 +146,7 @@ def test_a_repair_stating_the_new_fact_before_its_frame_fires_the_fact_rule(gene
     """The repair starts after the cut, so a frame late enough to come after the repair's start comes
     after the cut too: both rules fire, and the fact rule names the repair."""
     row = generated.row(*CHANGE_ROW)
-    turn, change = stale_answer(row)
+    _, change = stale_answer(row)
     repair = next(e for e in row.events if e.kind == "assistant_turn" and attrs(e)["trigger"] == "visual_change")
     assert repair.id in attrs(change)["stated_by"]
     move_fact(row, change, int(repair.start_s // row.unit_s))   # "the sign says closed" before a frame shows it
