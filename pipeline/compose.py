@@ -448,7 +448,7 @@ def _earliest_window(st: _State, turn: ScriptTurn) -> int:
 class _Cut:
     """Where an interruption cuts a turn, and what of it was voiced and heard (rules 3, 7, 8)."""
 
-    onset: int           # the user's cut-in starts
+    onset: int           # the user's cut-in starts (a visual cut: the window of the frame showing the change)
     at: int              # the cut, a window start: the audio before it is the uncut audio
     fade: int            # samples of fade-out from the cut on (in the reaction window, rule 3)
     n_voiced: int

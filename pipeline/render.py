@@ -3,7 +3,9 @@
 Planning is a generator's job (generators/registry.plan_script, called from jobs/shards.py):
 this module realises the `Script` it is given and never imports the planner. The row's
 meta["timeline"] holds the whole description (tracks and the mic scene, schemas/timeline.py),
-so pipeline/mixer.render_audio re-renders the row's audio from it.
+so pipeline/mixer.render_audio re-renders the row's audio from it. An Omni row's `script` holds
+its camera scene as composition placed it (a visual_change's change at the frame that cuts the
+answer), which is what its frames show and its visual events record.
 """
 from __future__ import annotations
 

@@ -6,6 +6,9 @@ The planner draws a `Scene` (generators/scenes) and puts it in the `Script`; the
 first visible in frame a, the input of unit k = a (DESIGN §2): a fact it shows may be spoken no
 earlier than window a + 1.
 
+A `VisualCut` is a change that makes an answer stale while it is spoken (visual_change): its frame
+depends on the rendered audio, so composition places it and the row stores the scene as placed.
+
 Positions and sizes are fractions of the frame (0..1), so a scene renders at any frame size.
 """
 from __future__ import annotations
@@ -99,7 +102,8 @@ class SceneObject(_M):
     rgb: RGB
     shape: Shape
     box: Box                      # where it appears
-    text: str | None = None       # printed on it (a sign, a screen), readable from its text_readable change
+    text: str | None = None       # printed on it (a sign, a screen), readable from its text_readable change,
+                                  # until a text_changes change shows another
     state: str | None = None      # initial state name, for objects whose state changes
     timeline: tuple[Change, ...] = Field(min_length=1)
 

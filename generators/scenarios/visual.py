@@ -5,6 +5,8 @@ and asks one or two questions about them: an object's colour (shown by the frame
 or what its text says (shown by the frame from which it is readable). Each answer names the
 asked object and states only its fact, and records which frame shows it (`VisualAsk`), so
 composition starts it no earlier than the window after that frame (DESIGN §6).
+`plan_watch` (visual_watch) and `plan_change` (visual_change) add a change to the scene: one the user
+asked to be told about, one that makes an answer stale while it is spoken.
 """
 from __future__ import annotations
 
