@@ -1,7 +1,7 @@
 """Scenario registry and the per-trajectory plan entry point."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -10,14 +10,18 @@ import numpy as np
 
 from generators import text_bank as tb
 from generators.common import PlanFn, Planner
+from generators.corpus import FAMILIES as CORPUS_FAMILIES
 from generators.corpus import CorpusSource, corpus_for
-from generators.llm import LLMWriter, writer_for
+from generators.llm import FAMILIES as LLM_FAMILIES
+from generators.llm import CallGate, LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking, visual)
 from generators.scenes.bank import has_visual
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
-from schemas.config import SCENARIOS, HarnessConfig, RunConfig, Scenario, TimingConfig, VoicesConfig
+from schemas.config import (CORPUS_KIND, LLM_KIND, PROCEDURAL_KIND, SCENARIOS, ConfigError, HarnessConfig, RunConfig,
+                            Scenario, ScriptSourceConfig, TimingConfig, VoicesConfig)
+from schemas.provenance import ProceduralProvenance
 from schemas.script import Script
 
 # Scenario family (schemas/config.py SCENARIOS names them) -> its planner: the one place a family
@@ -52,6 +56,8 @@ DELEGATION_FAMILIES: frozenset[str] = frozenset({
 VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE})
 # A stream of the trajectory seed of its own for the language draw, so the planner's draws stay as they were.
 _LANGUAGE_STREAM = 0x6C616E67
+# A stream of its own for the draw of a trajectory's script source in a mix (`script_sources`).
+_SOURCE_STREAM = 0x73726365
 
 
 def missing_content(scenario: str, language: str, tools: Iterable[str] | None = None) -> str:
@@ -86,9 +92,19 @@ def language_for(cfg: RunConfig, seed: int) -> str:
     return codes[int(rng.choice(len(codes), p=w / w.sum()))]
 
 
-def scenario_weights(cfg: RunConfig, language: str) -> dict[str, float]:
-    """The run's scenario mix for trajectories in `language`: the families it has no content for left out."""
-    return {s: w for s, w in cfg.scenarios.items() if not missing_content(s, language, cfg.harness.tools)}
+def scenario_weights(cfg: RunConfig, language: str, source: ScriptSourceConfig | None = None) -> dict[str, float]:
+    """The run's scenario mix for trajectories in `language`: the families it has no content for left out,
+    and, in a mix of script sources, those the trajectory's `source` cannot write."""
+    mix = {s: w for s, w in cfg.scenarios.items() if not missing_content(s, language, cfg.harness.tools)}
+    if source is None or cfg.script_sources is None:
+        return mix
+    own = source_families(source)
+    return {s: w for s, w in mix.items() if s in own}
+
+
+def trajectory_weights(cfg: RunConfig, language: str, seed: int) -> dict[str, float]:
+    """The scenario mix a trajectory of `language` and `seed` draws from (its source's families)."""
+    return scenario_weights(cfg, language, cfg.source_entries()[source_of(cfg, seed)])
 
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
@@ -114,25 +130,98 @@ def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | No
 ScriptWriter = LLMWriter | CorpusSource   # a script source other than the procedural planners
 
 
-def source_for(cfg: RunConfig, out_root: str | Path | None) -> ScriptWriter | None:
-    """The run's script source for `plan_sourced` (None: the procedural planners). An LLM's response
-    cache lives under `out_root`; a corpus is opened (and indexed once per process)."""
-    return writer_for(cfg, out_root) or corpus_for(cfg)
+def source_families(src: ScriptSourceConfig) -> tuple[str, ...]:
+    """The scenario families a script source can write, in SCENARIOS order."""
+    own = {LLM_KIND: LLM_FAMILIES, CORPUS_KIND: CORPUS_FAMILIES}.get(src.kind)
+    return SCENARIOS if own is None else tuple(s for s in SCENARIOS if s in own)
+
+
+def source_of(cfg: RunConfig, seed: int) -> int:
+    """Which entry of `cfg.source_entries()` writes a trajectory: the only one, or one of the weighted mix
+    drawn from the trajectory's seed alone (a stream of its own, so no other draw changes)."""
+    entries = cfg.source_entries()
+    if len(entries) == 1:
+        return 0
+    w = np.array([e.weight for e in entries], dtype=np.float64)
+    return int(np.random.default_rng([seed, _SOURCE_STREAM]).choice(len(entries), p=w / w.sum()))
+
+
+class ScriptSources:
+    """The writers of a run's script sources, one per entry of `cfg.source_entries()` (None: the
+    procedural planners). Built once per shard; `stats()` sums the LLM figures of the shard."""
+
+    def __init__(self, cfg: RunConfig, out_root: str | Path | None, gates: Sequence[CallGate | None] = ()):
+        self.mixed = cfg.script_sources is not None
+        entries = cfg.source_entries()
+        gates = list(gates) + [None] * (len(entries) - len(gates))
+        self.writers: list[ScriptWriter | None] = [writer_for(e, out_root, g) or corpus_for(e)
+                                                   for e, g in zip(entries, gates)]
+
+    def stats(self) -> dict[str, int]:
+        """LLM requests sent, requests that failed (429 / 5xx / timeout / other), responses read from the cache."""
+        llm = [w for w in self.writers if isinstance(w, LLMWriter)]
+        return {"calls": sum(w.client.calls for w in llm), "errors": sum(w.client.errors for w in llm),
+                "cache_hits": sum(w.cache.hits for w in llm)}
+
+    @property
+    def has_llm(self) -> bool:
+        return any(isinstance(w, LLMWriter) for w in self.writers)
+
+
+def source_for(cfg: RunConfig, out_root: str | Path | None, gates: Sequence[CallGate | None] = ()) -> ScriptSources:
+    """The run's script sources for `plan_sourced`. An LLM's response cache lives under `out_root`, and
+    entry i's requests pass `gates[i]` (a job-wide concurrency bound, jobs/llm_gate.py) when given; a
+    corpus is opened (once per process)."""
+    return ScriptSources(cfg, out_root, gates)
 
 
 def plan_sourced(cfg: RunConfig, scenario: str, seed: int, language: str | None = None,
-                 writer: ScriptWriter | None = None, index: int = 0) -> tuple[Script, dict[str, Any] | None]:
-    """The trajectory's script from the run's script source, and its provenance for the row's meta
-    (None from the procedural planners, whose rows stay as they were). `writer`: `source_for(cfg, out)`;
-    `index`: the trajectory's index in the run (a corpus speaks its records in order)."""
+                 writer: ScriptSources | None = None, index: int = 0) -> tuple[Script, dict[str, Any] | None]:
+    """The trajectory's script from its script source (`source_of`), and its provenance for the row's
+    meta (None from the procedural planners in a run of one source, whose rows stay as they were).
+    `writer`: `source_for(cfg, out)` (None: the procedural planners); `index`: the trajectory's index in
+    the run (a corpus speaks its records in order)."""
     if writer is None:
         return plan_trajectory(cfg, scenario, seed, language), None
+    one = writer.writers[source_of(cfg, seed)]
     lang = cfg.language if language is None else language
-    if isinstance(writer, CorpusSource):
-        script, prov = writer.write(index, scenario, seed, cfg.timing, lang, cfg.harness, cfg.voices)
+    if one is None:
+        script = plan_trajectory(cfg, scenario, seed, lang)
+        return script, ProceduralProvenance(kind=PROCEDURAL_KIND).model_dump(mode="json") if writer.mixed else None
+    if isinstance(one, CorpusSource):
+        script, prov = one.write(index, scenario, seed, cfg.timing, lang, cfg.harness, cfg.voices)
         return script, prov.model_dump(mode="json")
-    written, source = writer.write(scenario, seed, cfg.timing, lang, cfg.harness, cfg.voices)
+    written, source = one.write(scenario, seed, cfg.timing, lang, cfg.harness, cfg.voices)
     return written, source.model_dump(mode="json")
+
+
+def check_sources(cfg: RunConfig) -> list[str]:
+    """The families each script source of a mix writes; the notes to print (one line a source).
+
+    A family a source cannot write is drawn by the mix's other sources only (the note says so); a
+    family no source of the mix can write, or a source (in some language of the run) left with no
+    family, is refused: ConfigError naming `script_sources`. A run of one source is judged by its
+    own kind's check_source (an llm or corpus run asking for a family it cannot write is refused).
+    """
+    if cfg.script_sources is None:
+        return []
+    entries = cfg.script_sources
+    asked = [s for s, w in cfg.scenarios.items() if w > 0]
+    for s in asked:
+        if not any(s in source_families(e) for e in entries):
+            raise ConfigError(f"script_sources: no source of the mix writes {s} "
+                              f"({', '.join(sorted({e.kind for e in entries}))} do not); set scenarios without it")
+    notes = []
+    for i, e in enumerate(entries):
+        for code in cfg.language_weights():
+            if not scenario_weights(cfg, code, e):
+                raise ConfigError(f"script_sources[{i}]: kind {e.kind} writes none of the run's scenarios in {code} "
+                                  f"(it writes {', '.join(source_families(e))})")
+        left = [s for s in asked if s not in source_families(e)]
+        if left:
+            notes.append(f"note: script_sources[{i}] (kind {e.kind}) leaves out {', '.join(left)}; "
+                         "those families are drawn by the other sources only")
+    return notes
 
 
 def trajectory_seed(run_seed: int, index: int) -> int:

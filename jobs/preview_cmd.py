@@ -70,7 +70,7 @@ def _write_page(reader: DatasetReader, ref: RowRef, out: Path, audio: str,
 
 
 def _gallery(reader: DatasetReader, out: Path, audio: str, width: int) -> int:
-    from pipeline.preview import GalleryEntry, event_kinds, render_gallery, render_png
+    from pipeline.preview import GalleryEntry, event_kinds, render_gallery, render_png, script_source_label
 
     out.parent.mkdir(parents=True, exist_ok=True)
     entries = []
@@ -89,7 +89,7 @@ def _gallery(reader: DatasetReader, out: Path, audio: str, width: int) -> int:
         entries.append(GalleryEntry(scenario=scenario, id=ref.id, href=page.name,
                                     duration_s=row.duration_s, num_units=len(row.units),
                                     kinds=event_kinds(row), rows_in_scenario=len(refs),
-                                    thumb_href=thumb.name))
+                                    thumb_href=thumb.name, source=script_source_label(row)))
         print(f"wrote {page} ({scenario}: {ref.id})")
     out.write_text(render_gallery(entries, subtitle=f"{reader.root} · {len(reader)} rows · "
                                   f"{len(entries)} scenario families"), encoding="utf-8")

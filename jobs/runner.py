@@ -37,12 +37,14 @@ from typing import Any
 import yaml
 
 from generators.version import GENERATOR_VERSION
+from generators.corpus import pin_corpus
+from jobs.llm_gate import start_gates
 from jobs.lock import output_lock
 from jobs.shards import (
     ShardPlan, check_shard, iter_plans, num_shards, preflight, run_shard, shard_paths, variety,
 )
 from pipeline.io import Store
-from schemas.config import ConfigError, RunConfig, dump_config, parse_config
+from schemas.config import LLM_KIND, ConfigError, RunConfig, dump_config, parse_config
 from schemas.errors import UsageError
 from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 
@@ -84,25 +86,43 @@ class RunResult:
     variety: dict[str, Any] = field(default_factory=dict)
     speech_tokens: bool = False
     manifest: str | None = None
+    llm: dict[str, int] = field(default_factory=dict)   # LLM calls, failed calls, cache hits of this invocation
 
     @property
     def ok(self) -> bool:
         return not self.shards_incomplete
 
 
+def _changed(old: Any, new: Any, at: str = "") -> list[str]:
+    """The dotted paths where two config dumps differ (a mapping's keys, a list's items), depth first."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [p for k in sorted(set(old) | set(new), key=str)
+                for p in _changed(old.get(k), new.get(k), f"{at}.{k}" if at else str(k))]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [p for i, (a, b) in enumerate(zip(old, new)) for p in _changed(a, b, f"{at}[{i}]")]
+    return [] if old == new else [at]
+
+
 def _check_previous_run(cfg: RunConfig, store: Store, force_new_run: bool) -> None:
     if not store.exists(CONFIG_FILE):
         return
+    changed: list[str] = []
     try:
         old = parse_config(yaml.safe_load(store.read_text(CONFIG_FILE)) or {}, store.display(CONFIG_FILE))
         old_hash = old.config_hash()
+        changed = _changed(old.model_dump(mode="json"), cfg.model_dump(mode="json"))
     except (ConfigError, yaml.YAMLError) as err:
         old_hash = f"unreadable ({str(err).splitlines()[0]})"
     if old_hash == cfg.config_hash():
         return
     if not force_new_run:
+        what = ""
+        if changed:
+            corpus = [p for p in changed if p.endswith(".corpus_sha256")]
+            what = (f"; the corpus at the same path has changed since that run ({', '.join(corpus)})" if corpus
+                    else "") + f"; changed: {', '.join(changed[:4])}" + (" ..." if len(changed) > 4 else "")
         raise RunRefused(
-            f"{store.display()} holds a run with a different config (hash {old_hash} != {cfg.config_hash()}); "
+            f"{store.display()} holds a run with a different config (hash {old_hash} != {cfg.config_hash()}{what}); "
             f"see {store.display(CONFIG_FILE)}. Use another --out, or --force-new-run to discard the old shards.")
     for sub in OUTPUT_DIRS:   # only our own file names; folders were checked not to leave the root
         for name in store.listdir(sub):
@@ -183,8 +203,10 @@ def _inject_fault(index: int, faults: dict[str, Any]) -> None:
         os._exit(137)   # the worker dies as under kill -9: no cleanup, no exception
 
 
-def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dict[str, Any]) -> dict[str, Any]:
-    """One shard, idempotent: verified and skipped when complete, else rendered. Returns a small summary."""
+def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dict[str, Any],
+                gates: list[Any] | None = None) -> dict[str, Any]:
+    """One shard, idempotent: verified and skipped when complete, else rendered. Returns a small summary.
+    `gates`: per script source entry, the actor bounding its LLM requests job-wide (jobs/llm_gate.py)."""
     cfg = RunConfig.model_validate_json(cfg_json)
     sp = ShardPlan(*plan)
     store = Store(out)
@@ -193,9 +215,10 @@ def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dic
         return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "twins": stored.get("twins", 0), "skipped": True,
                 "failures": []}
     _inject_fault(sp.index, faults)
-    s = run_shard(cfg, sp, store, faults=faults)
+    from jobs.llm_gate import gate_of
+    s = run_shard(cfg, sp, store, faults=faults, gates=[gate_of(g) if g is not None else None for g in gates or ()])
     return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "twins": s.twins, "skipped": False, "redo_reason": why,
-            "failures": s.failures, "assistant_text": s.assistant_text}
+            "failures": s.failures, "assistant_text": s.assistant_text, "llm": s.llm}
 
 
 def _init_ray(address: str | None, workers: int) -> tuple[bool, int]:
@@ -238,6 +261,7 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     # file-reading and language config checks, before anything is written or any worker starts
     for note in preflight(cfg):
         print(note, file=sys.stderr, flush=True)
+    cfg = pin_corpus(cfg)   # a corpus's content fingerprint into the config (its hash, the resume check)
     store = _open_store(out)
     with output_lock(store, "duplexsynth generate"):
         _check_output_folder(store)
@@ -275,15 +299,18 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
         task = ray.remote(num_cpus=1, max_retries=cfg.max_shard_attempts - 1, retry_exceptions=True)(
             shard_task or _shard_task)
         cfg_ref = ray.put(cfg.model_dump_json())
+        gates = start_gates(cfg) if any(e.kind == LLM_KIND for e in cfg.source_entries()) else []
+        extra = {"gates": gates} if any(g is not None for g in gates) else {}
         plans: Iterator[ShardPlan] = iter_plans(cfg.num, cfg.shard_size)
         pending: dict[Any, ShardPlan] = {}
-        bar = _Progress(progress, total=cfg.num, shards=n_shards, interval=progress_interval)
+        bar = _Progress(progress, total=cfg.num, shards=n_shards, interval=progress_interval,
+                        llm=any(e.kind == LLM_KIND for e in cfg.source_entries()))
         bar.note(f"generating {cfg.num} trajectories in {n_shards} shards into {store.display()} "
                  f"({workers} CPUs, at most {limit} shard tasks in flight)", always=True)
         with bar:
             while True:
                 for p in plans:
-                    pending[task.remote(cfg_ref, (p.index, p.start, p.stop), store.uri, faults)] = p
+                    pending[task.remote(cfg_ref, (p.index, p.start, p.stop), store.uri, faults, **extra)] = p
                     if len(pending) >= limit:
                         break
                 if not pending:
@@ -304,6 +331,9 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
                         bar.advance(p.stop - p.start, 0, 0.0, lost=True)
                         continue
                     entries[p.index] = _pack(s)
+                    for k, n in (s.get("llm") or {}).items():
+                        res.llm[k] = res.llm.get(k, 0) + n
+                    bar.llm_seen(s.get("llm") or {})
                     res.rows += s["rows"]
                     res.failed += s["failed"]
                     res.audio_s += s["audio_s"]
@@ -391,9 +421,10 @@ class _Progress:
     and at the end (CI logs, Ray job logs); False: nothing but notes.
     """
 
-    def __init__(self, mode: bool | str, total: int, shards: int, interval: float = 10.0) -> None:
+    def __init__(self, mode: bool | str, total: int, shards: int, interval: float = 10.0, llm: bool = False) -> None:
         self.mode = "bar" if mode is True else (mode or "none")
         self.total, self.shards, self.interval = total, shards, interval
+        self.llm = {"calls": 0, "errors": 0, "cache_hits": 0} if llm else None
         self.done = self.failed = self.skipped = self.lost = self.shards_seen = 0
         self.audio_s = self.new_audio_s = 0.0
         self.t0 = self.last = time.perf_counter()
@@ -418,7 +449,21 @@ class _Progress:
                 + (f", {self.skipped} verified from an earlier run" if self.skipped else "")
                 + (f", {self.lost} in failed shards" if self.lost else "")
                 + f"), shards {self.shards_seen}/{self.shards}, audio {self.audio_s / 3600:.3f} h, "
-                f"{self.new_audio_s / el:.1f} audio-s/s, {rate:.2f} traj/s, ETA {eta}")
+                f"{self.new_audio_s / el:.1f} audio-s/s, {rate:.2f} traj/s, ETA {eta}" + self.llm_text(el))
+
+    def llm_text(self, elapsed: float) -> str:
+        """`, llm N calls (R/s), E failed, H cache hits` for a run with an llm source, else ""."""
+        if self.llm is None:
+            return ""
+        m = self.llm
+        return (f", llm {m['calls']} calls ({m['calls'] / max(elapsed, 1e-9):.2f}/s), {m['errors']} failed, "
+                f"{m['cache_hits']} cache hits")
+
+    def llm_seen(self, figures: dict[str, int]) -> None:
+        """Add a finished shard's LLM figures (before its `advance`, which may print the line)."""
+        if self.llm is not None:
+            for k in self.llm:
+                self.llm[k] += int(figures.get(k, 0))
 
     def advance(self, rows: int, failed: int, audio_s: float, skipped: bool = False, lost: bool = False) -> None:
         n = rows + failed
@@ -435,7 +480,8 @@ class _Progress:
         now = time.perf_counter()
         if self._p is not None:
             el = max(now - self.t0, 1e-9)
-            info = f"failed {self.failed}  audio {self.audio_s / 3600:.3f} h  {self.new_audio_s / el:.1f} audio-s/s"
+            info = (f"failed {self.failed}  audio {self.audio_s / 3600:.3f} h  {self.new_audio_s / el:.1f} audio-s/s"
+                    + self.llm_text(el))
             self._p.update(self._task, completed=self.done, info=info)
         elif self.mode == "log" and (now - self.last >= self.interval or self.shards_seen == self.shards):
             self.last = now
@@ -463,6 +509,9 @@ def summary_text(res: RunResult) -> str:
         + (f", {res.shards_skipped} already complete, verified and skipped" if res.shards_skipped else "") + ")",
         f"speech tokens    {'S3 25 Hz' if res.speech_tokens else 'none (no speech tokenizer configured)'}",
     ]
+    if res.llm:
+        lines.append(f"llm              {res.llm.get('calls', 0)} calls ({res.llm.get('errors', 0)} failed), "
+                     f"{res.llm.get('cache_hits', 0)} responses from the cache")
     if v:
         lines.append(f"variety          distinct-2 {v['distinct_2']:.3f}, top assistant sentence "
                      f"{100 * v['max_sentence_share']:.2f}% of {v['sentences']} (over {v['rows']} rows)")

@@ -11,15 +11,15 @@ import functools
 import json
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generators.corpus import check_source as check_corpus_source
-from generators.llm import check_source
-from generators.registry import (families_for, language_for, missing_content, plan_sourced, scenario_for,
-                                 scenario_weights, source_for, trajectory_seed)
+from generators.llm import CallGate, check_source
+from generators.registry import (check_sources, families_for, language_for, missing_content, plan_sourced,
+                                 scenario_for, scenario_weights, source_for, trajectory_seed, trajectory_weights)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
 from jobs.twins import rows_with_twin
@@ -93,10 +93,12 @@ class ShardSummary:
     twins: int = 0   # twin rows and failed twins: rows + failed = planned trajectories + twins
     assistant_text: list[str] = field(default_factory=list)
     failures: list[dict[str, str]] = field(default_factory=list)
+    llm: dict[str, int] = field(default_factory=dict)   # this invocation's LLM calls, errors, cache hits
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("assistant_text")
+        d.pop("llm")   # figures of one invocation, not of the shard's bytes: the driver's progress line
         if not self.twins:   # a run without twins keeps its sidecar as it was
             d.pop("twins")
         return d
@@ -198,7 +200,7 @@ def preflight(cfg: RunConfig) -> list[str]:
     check_voices_installed(cfg)
     check_source(cfg)
     check_corpus_source(cfg)
-    return check_languages(cfg)
+    return check_languages(cfg) + check_sources(cfg)
 
 
 def check_voices_installed(cfg: RunConfig) -> None:
@@ -220,12 +222,15 @@ def assistant_text(row: TrajectoryRow) -> str:
 
 
 def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any = None,
-              tokenizer: Any = None, faults: dict[str, Any] | None = None) -> ShardSummary:
+              tokenizer: Any = None, faults: dict[str, Any] | None = None,
+              gates: Sequence[CallGate | None] = ()) -> ShardSummary:
     """Render and write one shard. A trajectory that raises becomes a FailedRecord; the rest go on.
 
     `faults` is the test-only fault plan of jobs.runner.read_faults: its "rows" (trajectory ids)
     raise inside the per-trajectory try, so each becomes a failed record. It is not config: it
     does not change the config hash.
+
+    `gates`: per script source entry, the job-wide bound on its LLM requests in flight (jobs/llm_gate.py).
 
     Files land under temp names and are renamed into place: the failure table first, then the
     rows, then the summary sidecar (sha256 of both), so a sidecar always describes whole files.
@@ -238,14 +243,14 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     failures: list[FailedRecord] = []
     planted = set((faults or {}).get("rows", ()))
     twins = 0   # twin rows (or failed twins) beyond the shard's planned trajectories
-    writer = source_for(cfg, store.local)   # None for the procedural planners; an LLM's cache is under the root
+    writer = source_for(cfg, store.local, gates)   # an LLM's cache is under the root
     for j in range(plan.start, plan.stop):
         tid = trajectory_id(cfg.seed, plan.index, j)
         seed, scenario = -1, ""   # -1 / "": what a record says if the seed or scenario itself failed
         try:
             seed = trajectory_seed(cfg.seed, j)
             lang = language_for(cfg, seed)
-            scenario = scenario_for(j, cfg.seed, scenario_weights(cfg, lang))
+            scenario = scenario_for(j, cfg.seed, trajectory_weights(cfg, lang, seed))
             if tid in planted:
                 raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
             script, source = plan_sourced(cfg, scenario, seed, lang, writer, j)   # planning is a generator's
@@ -273,6 +278,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
         generator_version=GENERATOR_VERSION, twins=twins,
         assistant_text=[assistant_text(r) for r in rows] if plan.start < VARIETY_SAMPLE_ROWS else [],
         failures=[{"id": f.id, "scenario": f.scenario, "error": f.error} for f in failures],
+        llm=writer.stats() if writer.has_llm else {},
     )
     store.write_json(paths["summary"], summary.to_json())
     return summary

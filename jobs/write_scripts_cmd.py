@@ -44,9 +44,9 @@ def run(args: argparse.Namespace) -> int:
         language_for,
         plan_sourced,
         scenario_for,
-        scenario_weights,
         source_for,
         trajectory_seed,
+        trajectory_weights,
     )
     from jobs.runner import RunRefused
     from jobs.shards import preflight, trajectory_id
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             tid = trajectory_id(cfg.seed, j // cfg.shard_size, j)
             seed = trajectory_seed(cfg.seed, j)
             lang = language_for(cfg, seed)
-            scenario = scenario_for(j, cfg.seed, scenario_weights(cfg, lang))
+            scenario = scenario_for(j, cfg.seed, trajectory_weights(cfg, lang, seed))
             try:
                 script, source = plan_sourced(cfg, scenario, seed, lang, writer, j)
             except Exception as err:  # noqa: BLE001 - every failure is recorded, as generate records it
@@ -102,6 +102,8 @@ def _line(f: TextIO, obj: dict[str, Any]) -> None:
 
 
 def _llm_figures(writer: Any) -> str:
-    """The LLM cache's hits so far (an llm source only)."""
-    cache = getattr(writer, "cache", None)
-    return f", {cache.hits} llm cache hits" if cache is not None else ""
+    """The LLM's calls, failed calls and cache hits so far (a run with an llm source only)."""
+    if not writer.has_llm:
+        return ""
+    s = writer.stats()
+    return f", {s['calls']} llm calls ({s['errors']} failed), {s['cache_hits']} llm cache hits"

@@ -30,11 +30,13 @@ import numpy as np
 
 from pipeline.preview_assets import GALLERY_CSS, PAGE_CSS, PAGE_JS
 from schemas.attrs import AssistantTurnAttrs, parse_attrs
+from schemas.config import CORPUS_KIND, LLM_KIND, PROCEDURAL_KIND
+from schemas.provenance import SOURCE_META_KEY
 from schemas.vocab import Decision, EventKind, Label, Role, TaskStatus
 
 __all__ = [
     "KIND_STYLE", "LANE_ORDER", "event_kinds", "audio_tracks", "render_html", "render_gallery",
-    "render_png", "GalleryEntry",
+    "render_png", "GalleryEntry", "script_source_label",
 ]
 
 
@@ -553,6 +555,22 @@ def _pretty(s: Any) -> str:
         return s
 
 
+def script_source_label(row: Any) -> str:
+    """Where a row's words came from, in a few words: `procedural`, `llm · MODEL`, `corpus · FILE:LINE`
+    (the row's meta[SOURCE_META_KEY]; a procedural row of a single-source run carries none)."""
+    meta = _attrs(_as_dict(row).get("meta"))
+    src = meta.get(SOURCE_META_KEY)
+    if not isinstance(src, Mapping):
+        return PROCEDURAL_KIND
+    kind = str(src.get("kind", "?"))
+    if kind == LLM_KIND:
+        return f"{kind} · {src.get('model')}"
+    if kind == CORPUS_KIND:
+        where = f":{src['line']}" if src.get("line") is not None else f" row {src.get('index')}"
+        return f"{kind} · {str(src.get('path', '')).replace(chr(92), '/').rsplit('/', 1)[-1]}{where}"
+    return kind
+
+
 def _script_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False).replace("</", "<\\/").replace("<!--", "<\\!--")
 
@@ -608,7 +626,7 @@ def render_html(row: Any, *, audio_src: Mapping[str, str] | None = None,
     facts = [("duration", f"{v.duration:.2f} s"), ("units", f"{v.num_units} × {_n(v.unit_s)} s"),
              ("sample rate", f"{d.get('sample_rate')} Hz"), ("language", d.get("language")),
              ("seed", d.get("seed")), ("events", len(v.events)), ("words", n_words),
-             ("frames", len(d.get("frames") or []))]
+             ("frames", len(d.get("frames") or [])), ("script source", script_source_label(d))]
     audio_els = []
     for name in ("user", "assistant", "mix"):
         src = f' src="{_e(srcs[name])}"' if name in srcs else ""
@@ -675,6 +693,7 @@ class GalleryEntry:
     kinds: list[str]
     rows_in_scenario: int = 1
     thumb_href: str | None = None  # a PNG from render_png, relative to the gallery
+    source: str = ""               # script_source_label of the row
 
 
 def render_gallery(entries: Sequence[GalleryEntry], *, title: str = "duplexsynth preview gallery",
@@ -691,7 +710,8 @@ def render_gallery(entries: Sequence[GalleryEntry], *, title: str = "duplexsynth
             f'<h2><a href="{_e(g.href)}">{_e(g.scenario)}</a></h2>'
             f'<div class="id">{_e(g.id)}</div>'
             f'<div class="facts">{g.duration_s:.1f} s · {g.num_units} units · '
-            f'{g.rows_in_scenario} row{"s" if g.rows_in_scenario != 1 else ""} in this scenario</div>'
+            f'{g.rows_in_scenario} row{"s" if g.rows_in_scenario != 1 else ""} in this scenario'
+            + (f' · script source <b class="source">{_e(g.source)}</b>' if g.source else "") + '</div>'
             f'<div class="chips">{chips}</div></div></article>')
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,">

@@ -517,16 +517,22 @@ class SpeechTokenizerConfig(_Strict):
 # Script sources (DESIGN §6, issue #14): where a trajectory's words come from. The procedural planners
 # over the text banks are the default; `llm` asks an OpenAI-compatible chat-completions endpoint;
 # `corpus` reads the exchanges of a local dialogue corpus (generators/corpus).
+PROCEDURAL_KIND = "procedural"
+LLM_KIND = "llm"
 CORPUS_KIND = "corpus"
-SCRIPT_SOURCE_KINDS: tuple[str, ...] = ("procedural", "llm", CORPUS_KIND)
+SCRIPT_SOURCE_KINDS: tuple[str, ...] = (PROCEDURAL_KIND, LLM_KIND, CORPUS_KIND)
 # The fields only an `llm` source takes (a procedural source refuses them, so a typo is not ignored).
 LLM_SOURCE_FIELDS: tuple[str, ...] = ("base_url", "model", "api_key_env", "temperature", "max_tokens", "timeout_s",
-                                      "max_retries", "max_http_retries", "backoff_s", "structured_output")
+                                      "max_retries", "max_http_retries", "backoff_s", "structured_output",
+                                      "max_concurrency")
 # The fields only a `corpus` source takes (refused with any other kind, as the llm fields are).
-CORPUS_SOURCE_FIELDS: tuple[str, ...] = ("path", "max_exchanges", "max_sentences")
+CORPUS_SOURCE_FIELDS: tuple[str, ...] = ("path", "max_exchanges", "max_sentences", "corpus_sha256")
+# Fields that decide no byte of the output: left out of the config hash, so a resume may change them.
+UNHASHED_SOURCE_FIELDS: tuple[str, ...] = ("max_concurrency",)
 MAX_LLM_TOKENS = 32_768
 MAX_LLM_TIMEOUT_S = 600.0
 MAX_LLM_RETRIES = 10
+MAX_LLM_CONCURRENCY = 10_000
 
 
 class ScriptSourceConfig(_Strict):
@@ -537,10 +543,19 @@ class ScriptSourceConfig(_Strict):
     `structured_output`: `auto` asks for response_format json_schema and falls back to parse-and-repair
     when the server refuses it; `json_schema` insists; `off` never asks for it.
 
+    `max_concurrency`: LLM requests in flight at once across every shard task of a job (a Ray actor in
+    jobs/ holds the permits; 0: no bound beyond one request per running shard task). It decides no
+    byte of the output, so it is left out of the config hash and a resume may change it.
+
     `corpus`: `path` is a .jsonl / .parquet file (OpenAI `messages` or ShareGPT `conversations` rows)
     or a folder saved by `datasets` (save_to_disk). At most `max_exchanges` user/assistant exchanges
     of a conversation and `max_sentences` sentences of an answer are spoken; an answer cut short
-    ends the session there (the corpus's next user turn answered words never said)."""
+    ends the session there (the corpus's next user turn answered words never said). `corpus_sha256`
+    is the corpus's content fingerprint (generators/corpus/read.corpus_fingerprint): `generate` pins
+    it into the run's config (so into its hash), so a corpus changed at the same path is refused on
+    resume instead of mixing old and new rows; given in a config, the corpus must still match it.
+
+    `weight`: only in an entry of `RunConfig.script_sources`, the share of trajectories it writes."""
 
     kind: Literal["procedural", "llm", "corpus"] = "procedural"
     base_url: str | None = None
@@ -553,9 +568,12 @@ class ScriptSourceConfig(_Strict):
     max_http_retries: Int = Field(3, ge=0, le=MAX_LLM_RETRIES)
     backoff_s: Num = Field(1.0, ge=0.0, le=60.0)
     structured_output: Literal["auto", "json_schema", "off"] = "auto"
+    max_concurrency: Int = Field(0, ge=0, le=MAX_LLM_CONCURRENCY)
     path: Path | None = None
     max_exchanges: Int = Field(3, ge=1, le=100)
     max_sentences: Int = Field(6, ge=1, le=100)
+    corpus_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    weight: Num = Field(1.0, gt=0.0, le=MAX_SCENARIO_WEIGHT)
 
     @field_validator("path")
     @classmethod
@@ -610,6 +628,9 @@ class ScriptSourceConfig(_Strict):
             if self.kind != owner:
                 for f in fields:
                     out.pop(f, None)
+        for f, default in (("max_concurrency", 0), ("corpus_sha256", None), ("weight", 1.0)):
+            if out.get(f, default) == default:   # unset: dumps (and hashes) as before the field existed
+                out.pop(f, None)
         return out
 
 
@@ -654,6 +675,8 @@ class RunConfig(_Strict):
     harness: HarnessConfig = HarnessConfig()
     speech_tokenizer: SpeechTokenizerConfig = SpeechTokenizerConfig()
     script_source: ScriptSourceConfig = ScriptSourceConfig()
+    # a weighted mix of script sources instead of `script_source`: each trajectory draws its own from its seed
+    script_sources: list[ScriptSourceConfig] | None = Field(None, min_length=1, max_length=16)
     vision: VisionConfig = VisionConfig()
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
@@ -666,7 +689,21 @@ class RunConfig(_Strict):
         if isinstance(data, dict) and "language" in data and data.get("languages") is not None:
             raise ValueError("language and languages: give one language (language: zh) or a weighted mix "
                              "(languages: {en: 0.5, zh: 0.5}), not both")
+        if isinstance(data, dict) and "script_source" in data and data.get("script_sources") is not None:
+            raise ValueError("script_source and script_sources: give one source (script_source: {kind: llm, ...}) "
+                             "or a weighted mix (script_sources: [{kind: procedural, weight: 0.5}, "
+                             "{kind: llm, weight: 0.5, ...}]), not both")
         return data
+
+    @model_validator(mode="after")
+    def _weights_in_a_mix(self) -> "RunConfig":
+        if self.script_source.weight != 1.0:
+            raise ValueError("script_source.weight: a weight is only for an entry of script_sources (a mix)")
+        return self
+
+    def source_entries(self) -> list[ScriptSourceConfig]:
+        """The run's script sources: `script_sources` (a mix), or the one `script_source`."""
+        return list(self.script_sources) if self.script_sources is not None else [self.script_source]
 
     @field_validator("language")
     @classmethod
@@ -707,6 +744,8 @@ class RunConfig(_Strict):
             out.pop("languages", None)
         else:
             out.pop("language", None)
+        if self.script_sources is None:
+            out.pop("script_sources", None)
         return out
 
     def language_weights(self) -> dict[str, float]:
@@ -764,7 +803,11 @@ class RunConfig(_Strict):
         import hashlib
         import json
 
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        data = self.model_dump(mode="json")
+        for src in [data.get("script_source") or {}, *(data.get("script_sources") or [])]:
+            for f in UNHASHED_SOURCE_FIELDS:
+                src.pop(f, None)
+        blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 

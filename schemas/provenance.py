@@ -1,7 +1,8 @@
 """Where a row's script came from (DESIGN §6): the `meta` key and record every script source writes.
 
 Rows of the procedural planners carry no such key (their provenance is the generator version and
-config hash already in meta), so their bytes are as before script sources existed.
+config hash already in meta), so their bytes are as before script sources existed; in a run that
+mixes sources (`script_sources`) they carry a ProceduralProvenance, so every row names its source.
 """
 from __future__ import annotations
 
@@ -50,6 +51,14 @@ class CorpusProvenance(BaseModel):
     exchanges: int           # the user/assistant exchanges the script speaks
     truncated: bool          # it says less than the record holds (max_exchanges, max_sentences, a question
                              # ending an answer early, or the exchanges after a cut)
+
+
+class ProceduralProvenance(BaseModel):
+    """A script of the procedural planners in a run that mixes script sources (`script_sources`), so
+    every row of such a run says where its words came from. A run of one source leaves it out."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: str                # ScriptSourceConfig.kind: procedural
 
 
 class ScriptRecord(BaseModel):

@@ -206,6 +206,40 @@ def _open_cached(path: str, size: int, mtime_ns: int) -> Corpus:
     return Corpus(Path(path))
 
 
+FINGERPRINT_CHUNK = 1 << 20
+
+
+def _files_of(path: Path) -> list[tuple[str, Path]]:
+    """(name relative to `path`, file) of a corpus: the file itself, or every file under a folder, sorted."""
+    if not path.is_dir():
+        return [("", path)]
+    return sorted((f.relative_to(path).as_posix(), f) for f in path.rglob("*") if f.is_file())
+
+
+@lru_cache(maxsize=8)
+def _fingerprint_cached(stamp: tuple[tuple[str, str, int, int], ...]) -> str:
+    h = hashlib.sha256()
+    for name, file, _, _ in stamp:
+        h.update(json.dumps(name).encode() + b"\0")   # a folder's file names are part of its content
+        with open(file, "rb") as f:
+            while chunk := f.read(FINGERPRINT_CHUNK):
+                h.update(chunk)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def corpus_fingerprint(path: str | Path) -> str:
+    """sha256 of a corpus's content: a file's bytes, or a saved datasets folder's files (names and bytes,
+    in sorted order), so a copy elsewhere fingerprints the same and any edit does not. Computed once per
+    process per (names, sizes, mtimes); raises ConfigError naming `script_source.path` if unreadable."""
+    p = Path(path)
+    try:
+        stamp = tuple((name, str(f), (st := f.stat()).st_size, st.st_mtime_ns) for name, f in _files_of(p))
+        return _fingerprint_cached(stamp)
+    except OSError as err:
+        raise ConfigError(f"script_source.path: cannot read {p} ({err.strerror or err})") from None
+
+
 def open_corpus(path: str | Path) -> Corpus:
     """The corpus at `path`, indexed once per process (keyed by its size and mtime, so an edit re-reads)."""
     p = Path(path)

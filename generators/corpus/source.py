@@ -32,7 +32,7 @@ import numpy as np
 
 from generators import text_bank as tb
 from generators.common import Planner
-from generators.corpus.read import LAYOUTS, Conversation, CorpusRecordError, open_corpus
+from generators.corpus.read import LAYOUTS, Conversation, CorpusRecordError, corpus_fingerprint, open_corpus
 from generators.corpus.spoken import Unspeakable, spoken_sentences
 from generators.llm.content import text_problems
 from generators.scenarios import interruption, overlay
@@ -160,16 +160,46 @@ FAMILIES: dict[str, Build] = {
 
 def check_source(cfg: RunConfig) -> None:
     """Refuse (ConfigError, naming the field) a corpus run asking for a family a corpus cannot carry,
-    or whose corpus cannot be opened (read once here, on the driver, before any worker starts)."""
-    if cfg.script_source.kind != CORPUS_KIND:
+    or whose corpus cannot be opened or no longer matches its pinned `corpus_sha256` (read once here,
+    on the driver, before any worker starts). In a mix of sources (`script_sources`), the families a
+    corpus cannot carry are left to the other sources (generators.registry.check_sources)."""
+    entries = [e for e in cfg.source_entries() if e.kind == CORPUS_KIND]
+    if not entries:
         return
     asked = [s for s, w in cfg.scenarios.items() if w > 0 and s not in FAMILIES]
-    if asked:
+    if asked and cfg.script_sources is None:
         raise ConfigError(f"scenarios: script_source kind corpus carries {', '.join(FAMILIES)} only "
                           f"({', '.join(asked)} asked for; a repair or a delegation needs words the corpus "
                           "does not hold); set scenarios to those families")
-    assert cfg.script_source.path is not None
-    open_corpus(cfg.script_source.path)
+    for e in entries:
+        assert e.path is not None
+        open_corpus(e.path)
+        _check_pinned(e)
+
+
+def _check_pinned(src: ScriptSourceConfig) -> str:
+    """The corpus's fingerprint; ConfigError when it differs from the one the config pins."""
+    assert src.path is not None
+    actual = corpus_fingerprint(src.path)
+    if src.corpus_sha256 is not None and src.corpus_sha256 != actual:
+        raise ConfigError(f"script_source.corpus_sha256: the corpus {src.path} has changed since this run's config "
+                          f"was written (its content sha256 is {actual[:16]}…, the config pins "
+                          f"{src.corpus_sha256[:16]}…); restore it, or start a new run (another --out, or "
+                          "--force-new-run)")
+    return actual
+
+
+def pin_corpus(cfg: RunConfig) -> RunConfig:
+    """`cfg` with each corpus source's content fingerprint (`corpus_sha256`) filled in, so the config hash
+    (the resume check, every shard's sidecar) changes when the corpus does. A fingerprint the config
+    already gives must match (ConfigError otherwise). Other configs are returned as they are."""
+    def pinned(e: ScriptSourceConfig) -> ScriptSourceConfig:
+        if e.kind != CORPUS_KIND:
+            return e
+        return e.model_copy(update={"corpus_sha256": _check_pinned(e)})
+    if cfg.script_sources is not None:
+        return cfg.model_copy(update={"script_sources": [pinned(e) for e in cfg.script_sources]})
+    return cfg.model_copy(update={"script_source": pinned(cfg.script_source)})
 
 
 def _spoken(conv: Conversation, lang: Language, src: ScriptSourceConfig) -> Dialogue:
@@ -206,6 +236,8 @@ class CorpusSource:
         assert src.path is not None
         self.src = src
         self.corpus = open_corpus(src.path)
+        if src.corpus_sha256 is not None:   # this worker reads the corpus the run was pinned to, or none
+            _check_pinned(src)
 
     def write(self, index: int, scenario: str, seed: int, timing: TimingConfig, language: str = "en",
               harness: HarnessConfig | None = None, voices: VoicesConfig | None = None
@@ -234,6 +266,6 @@ class CorpusSource:
                                         truncated=dialogue.truncated)
 
 
-def corpus_for(cfg: RunConfig) -> CorpusSource | None:
-    """The run's corpus source (None for any other script source)."""
-    return CorpusSource(cfg.script_source) if cfg.script_source.kind == CORPUS_KIND else None
+def corpus_for(src: ScriptSourceConfig) -> CorpusSource | None:
+    """The source of a corpus script source entry (None for any other kind)."""
+    return CorpusSource(src) if src.kind == CORPUS_KIND else None

@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from schemas.config import ScriptSourceConfig
 
 MAX_BACKOFF_S = 30.0
 MAX_RAW_CHARS = 4000   # of a response body quoted in an error
+# A job-wide bound on requests in flight: called around each HTTP request (never around a backoff
+# sleep), it returns a context manager that holds one permit. jobs/llm_gate.py makes one from a Ray
+# actor (generators/ cannot import Ray); None: no bound beyond this client's one request at a time.
+CallGate = Callable[[], AbstractContextManager[Any]]
 
 
 class LLMCallError(RuntimeError):
@@ -37,13 +43,21 @@ def _refuses_response_format(code: int, body: str) -> bool:
 class ChatClient:
     """POST {base_url}/chat/completions for one run's `script_source`. `sleep` is injectable for tests."""
 
-    def __init__(self, src: ScriptSourceConfig, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, src: ScriptSourceConfig, sleep: Callable[[float], None] = time.sleep,
+                 gate: CallGate | None = None):
         if src.kind != "llm" or src.base_url is None or src.model is None:
             raise ValueError("ChatClient needs a script_source of kind llm with base_url and model")
         self.src = src
         self.sleep = sleep
+        self.gate: CallGate = gate if gate is not None else nullcontext
         self.structured = src.structured_output != "off"   # turned off once the server refuses it (auto)
-        self.calls = 0   # HTTP requests sent, retries included
+        self.calls = 0    # HTTP requests sent, retries included
+        self.errors = 0   # of those, the ones that gave no completion (429, 5xx, 4xx, timeout, a garbled body)
+        self._count = threading.Lock()
+
+    def _counted(self, field: str) -> None:
+        with self._count:
+            setattr(self, field, getattr(self, field) + 1)
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
@@ -70,11 +84,12 @@ class ChatClient:
         while True:
             req = urllib.request.Request(url, data=self._body(messages, schema_name, schema, seed),
                                          headers=self._headers(), method="POST")
-            self.calls += 1
+            self._counted("calls")
             try:
-                with urllib.request.urlopen(req, timeout=self.src.timeout_s) as resp:
+                with self.gate(), urllib.request.urlopen(req, timeout=self.src.timeout_s) as resp:
                     raw = resp.read().decode("utf-8", "replace")
             except urllib.error.HTTPError as err:
+                self._counted("errors")
                 raw = err.read().decode("utf-8", "replace")
                 if self.structured and self.src.structured_output == "auto" and _refuses_response_format(err.code, raw):
                     self.structured = False   # parse and repair from here on (the schema is in the prompt)
@@ -83,11 +98,13 @@ class ChatClient:
                     raise LLMCallError(f"{url} answered HTTP {err.code}", raw) from None
                 why = f"HTTP {err.code}"
             except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+                self._counted("errors")
                 raw, why = "", f"{type(err).__name__}: {getattr(err, 'reason', err)}"
             else:
                 try:
                     return str(json.loads(raw)["choices"][0]["message"]["content"] or "")
                 except (ValueError, KeyError, IndexError, TypeError):
+                    self._counted("errors")
                     why = "a body that is not a chat completion"
             failures += 1
             if failures > self.src.max_http_retries:

@@ -29,10 +29,11 @@ from generators import text_bank as tb
 from generators.common import Planner
 from generators.llm import content as ct
 from generators.llm.cache import CACHE_DIR, ResponseCache, request_key
-from generators.llm.client import MAX_RAW_CHARS, ChatClient
+from generators.llm.client import MAX_RAW_CHARS, CallGate, ChatClient
 from generators.scenarios import delegation, interruption, overlay
 from generators.text_lint import lint_script
 from schemas.config import (
+    LLM_KIND,
     ConfigError,
     HarnessConfig,
     RunConfig,
@@ -242,8 +243,9 @@ FAMILIES: dict[str, Family] = {
 
 
 def check_source(cfg: RunConfig) -> None:
-    """Refuse (ConfigError, naming the field) an llm run asking for a family the writer has no prompt for."""
-    if cfg.script_source.kind != "llm":
+    """Refuse (ConfigError, naming the field) an llm run asking for a family the writer has no prompt for.
+    (In a mix of sources, generators.registry.check_sources leaves those families to the other sources.)"""
+    if cfg.script_sources is not None or cfg.script_source.kind != LLM_KIND:
         return
     asked = [s for s, w in cfg.scenarios.items() if w > 0 and s not in FAMILIES]
     if asked:
@@ -350,11 +352,12 @@ class LLMWriter:
         raise LLMWriteError(f"{scenario}: no valid script after {len(calls)} attempt(s): {error}", raw)
 
 
-def writer_for(cfg: RunConfig, out_root: str | Path | None) -> LLMWriter | None:
-    """The run's writer (None for the procedural planners); its cache lives under the output root."""
-    if cfg.script_source.kind != "llm":
+def writer_for(src: ScriptSourceConfig, out_root: str | Path | None, gate: CallGate | None = None) -> LLMWriter | None:
+    """The writer of an llm script source (None for any other kind); its cache lives under the output
+    root, and its requests pass `gate` (a job-wide concurrency bound) when given."""
+    if src.kind != LLM_KIND:
         return None
     if out_root is None:
         raise ConfigError("script_source: kind llm needs a local output folder for its response cache "
                           f"({CACHE_DIR}/ under it)")
-    return LLMWriter(cfg.script_source, Path(out_root) / CACHE_DIR)
+    return LLMWriter(src, Path(out_root) / CACHE_DIR, ChatClient(src, gate=gate))
