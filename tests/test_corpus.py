@@ -21,6 +21,8 @@ from generators.corpus import (
     CorpusSource,
     Unspeakable,
     check_source,
+    corpus_fingerprint,
+    pin_corpus,
     spoken_sentences,
 )
 from schemas.config import (
@@ -305,6 +307,90 @@ def test_check_source_refuses_families_and_corpora_it_cannot_read(tmp_path: Path
             check_source(cfg)
 
 
+def test_the_fingerprint_pins_the_corpus_content(tmp_path: Path) -> None:
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(GOOD[2]) + "\n", encoding="utf-8")
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(path.read_bytes())
+    folder = tmp_path / "saved"
+    (folder / "part").mkdir(parents=True)
+    (folder / "state.json").write_text("{}", encoding="utf-8")
+    (folder / "part" / "data.arrow").write_bytes(b"rows")
+    before = corpus_fingerprint(folder)
+    assert corpus_fingerprint(copy) == corpus_fingerprint(path) == __import__("hashlib").sha256(path.read_bytes()).hexdigest()
+    (folder / "part" / "data.arrow").write_bytes(b"rows!")
+    edited = corpus_fingerprint(folder)
+    (folder / "part" / "data.arrow").rename(folder / "part" / "other.arrow")
+    assert len({before, edited, corpus_fingerprint(folder)}) == 3   # a folder's bytes and names both count
+
+    cfg = parse_config({"script_source": {"kind": "corpus", "path": str(path)}, "scenarios": {"turn_taking": 1.0}})
+    pinned = pin_corpus(cfg)
+    assert pinned.script_source.corpus_sha256 == corpus_fingerprint(path) and pinned.config_hash() != cfg.config_hash()
+    assert parse_config(yaml.safe_load(dump_config(pinned))) == pinned == pin_corpus(pinned)
+    path.write_text(json.dumps(GOOD[0]) + "\n", encoding="utf-8")   # the corpus changes under the same path
+    assert pin_corpus(cfg).config_hash() not in (cfg.config_hash(), pinned.config_hash())
+    for pinned_check in (lambda: pin_corpus(pinned), lambda: check_source(pinned),
+                         lambda: CorpusSource(pinned.script_source)):   # driver, preflight, and a worker
+        with pytest.raises(ConfigError, match=r"^script_source.corpus_sha256: the corpus .*c.jsonl has changed"):
+            pinned_check()
+
+
+def test_source_mix_config_checks_in_one_line(tmp_path: Path) -> None:
+    from generators.registry import check_sources
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(GOOD[2]) + "\n", encoding="utf-8")
+    corpus = {"kind": "corpus", "path": str(path), "weight": 1}
+    cases = [({"script_source": {"kind": "procedural"}, "script_sources": [corpus]}, "script_source and script_sources"),
+             ({"script_source": {**corpus, "weight": 2}}, "script_source.weight: a weight is only for an entry of"),
+             ({"script_sources": []}, "script_sources: List should have at least 1 item"),
+             ({"script_sources": [{"kind": "procedural", "weight": 0}]}, "script_sources.0.weight")]
+    for data, field in cases:
+        with pytest.raises(ConfigError) as err:
+            parse_config(data)
+        assert field in str(err.value) and "\n" not in str(err.value), str(err.value)
+    mix = parse_config({"script_sources": [{"kind": "procedural", "weight": 0.25}, corpus],
+                        "scenarios": {"turn_taking": 1.0, "delegation": 1.0}})
+    assert parse_config(yaml.safe_load(dump_config(mix))) == mix
+    assert check_sources(mix) == ["note: script_sources[1] (kind corpus) leaves out delegation; those families are "
+                                  "drawn by the other sources only"]
+    only_corpus = parse_config({"script_sources": [corpus, corpus], "scenarios": {"turn_taking": 1.0, "delegation": 1.0}})
+    with pytest.raises(ConfigError, match="^script_sources: no source of the mix writes delegation"):
+        check_sources(only_corpus)
+    no_family = parse_config({"script_sources": [{"kind": "procedural"}, corpus], "scenarios": {"delegation": 1.0}})
+    with pytest.raises(ConfigError, match=r"^script_sources\[1\]: kind corpus writes none of the run's scenarios in en"):
+        check_sources(no_family)
+
+
+def test_a_mix_draws_each_trajectory_s_source_from_its_seed_and_preview_shows_it(tmp_path: Path) -> None:
+    """One shard of a procedural + corpus mix, rendered in-process: every row's meta names the source its
+    seed drew (procedural rows too), its family is one that source writes, and its page says the source."""
+    import pyarrow.parquet as pq
+
+    from generators.registry import source_of, trajectory_seed
+    from jobs.shards import plan_shards, run_shard
+    from pipeline.preview import render_html
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(GOOD[2]) + "\n", encoding="utf-8")
+    cfg = pin_corpus(parse_config({
+        "num": 5, "shard_size": 5, "seed": 2, "voices": FAST_VOICES.model_dump(mode="json"),
+        "scenarios": {"turn_taking": 1.0, "interruption_repair": 1.0},
+        "script_sources": [{"kind": "procedural"}, {"kind": "corpus", "path": str(path), "weight": 2}]}))
+    drawn = [("procedural", "corpus")[source_of(cfg, trajectory_seed(2, j))] for j in range(5)]
+    assert set(drawn) == {"procedural", "corpus"}
+    summary = run_shard(cfg, plan_shards(5, 5)[0], tmp_path / "out")
+    assert (summary.rows, summary.failed) == (5, 0), summary.failures
+    rows = pq.read_table(tmp_path / "out" / summary.path).to_pylist()
+    for r, kind in zip(rows, drawn):
+        meta = json.loads(r["meta"])["script_source"]
+        assert meta["kind"] == kind
+        if kind == "corpus":   # a corpus carries no repair: its rows draw turn_taking only
+            assert r["scenario"] == "turn_taking" and meta["sha256"] and meta["line"] == 1
+        label = "corpus · c.jsonl:1" if kind == "corpus" else "procedural"
+        assert f"<span>script source <b>{label}</b></span>" in render_html(r)
+    assert {r["scenario"] for r, k in zip(rows, drawn) if k == "procedural"} <= {"turn_taking", "interruption_repair"}
+
+
 # ------------------------------------------------------------------------------------------ end to end
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -325,6 +411,16 @@ def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path, ray
     assert gen.returncode in (0, 3), gen.stdout[-2000:] + gen.stderr[-2000:]   # failed rows: the job went on
     val = _cli("validate", str(tmp_path / "out"))
     assert val.returncode == 0, val.stdout[-3000:] + val.stderr[-3000:]
+    pinned = yaml.safe_load((tmp_path / "out" / "config.yaml").read_text())["script_source"]["corpus_sha256"]
+    assert pinned == __import__("hashlib").sha256(corpus.read_bytes()).hexdigest()
+
+    # the corpus edited in place (one answer reworded): resuming into the same output is refused, saying why
+    corpus.write_text(corpus.read_text(encoding="utf-8").replace("three hearts", "3 hearts"), encoding="utf-8")
+    again = _cli("generate", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "--address", ray_head,
+                 "--no-progress")
+    assert again.returncode == 2 and again.stderr.count("\n") == 1, again.stderr[-2000:]
+    assert "holds a run with a different config" in again.stderr
+    assert "the corpus at the same path has changed since that run (script_source.corpus_sha256)" in again.stderr
 
     rows = pq.read_table(tmp_path / "out" / "shards").to_pylist()
     failed = pq.read_table(tmp_path / "out" / "failed").to_pylist()

@@ -111,12 +111,14 @@ class ScriptedServer:
     """
 
     def __init__(self, schedule: list[str] | None = None, fail_seeds: set[int] | None = None,
-                 stall_s: float = 1.5, refuses_response_format: bool = False):
+                 stall_s: float = 1.5, refuses_response_format: bool = False, delay_s: float = 0.0):
         self.schedule = list(schedule or [])
         self.fail_seeds = fail_seeds or set()
         self.stall_s = stall_s
         self.refuses_response_format = refuses_response_format
+        self.delay_s = delay_s   # every answer takes this long, so requests in flight overlap
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = self.peak_in_flight = 0
         self.lock = threading.Lock()
         server = self
 
@@ -130,7 +132,14 @@ class ScriptedServer:
                     server.requests.append({"path": self.path, "body": body,
                                             "auth": self.headers.get("Authorization")})
                     action = server.schedule.pop(0) if server.schedule else "valid"
-                server.answer(self, body, action)
+                    server.in_flight += 1
+                    server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
+                try:
+                    time.sleep(server.delay_s)
+                    server.answer(self, body, action)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
@@ -204,6 +213,10 @@ def test_procedural_default_dumps_and_hashes_as_before() -> None:
     llm = parse_config({"script_source": {"kind": "llm", "base_url": "http://127.0.0.1:1/v1", "model": "m"}})
     assert llm.config_hash() != cfg.config_hash()
     assert parse_config(yaml.safe_load(dump_config(llm))) == llm   # a dumped llm config loads again
+    bounded = parse_config({"script_source": {"kind": "llm", "base_url": "http://127.0.0.1:1/v1", "model": "m",
+                                              "max_concurrency": 8}})
+    assert bounded.config_hash() == llm.config_hash()   # decides no byte: a resume may change it
+    assert parse_config(yaml.safe_load(dump_config(bounded))) == bounded and "max_concurrency" not in dump_config(llm)
 
 
 @pytest.mark.parametrize("source, field", [
@@ -213,7 +226,9 @@ def test_procedural_default_dumps_and_hashes_as_before() -> None:
     ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "api_key_env": SECRET}, "script_source.api_key_env"),
     ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "max_retries": -1}, "script_source.max_retries"),
     ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "timeout_s": 0}, "script_source.timeout_s"),
+    ({"kind": "llm", "base_url": "http://h/v1", "model": "m", "max_concurrency": -1}, "script_source.max_concurrency"),
     ({"kind": "procedural", "model": "m"}, "model is only for kind llm"),
+    ({"kind": "procedural", "max_concurrency": 4}, "max_concurrency is only for kind llm"),
     ({"kind": "gpt"}, "script_source.kind"),
 ])
 def test_bad_source_refused_in_one_line_naming_the_field(source: dict[str, Any], field: str) -> None:
@@ -344,6 +359,41 @@ def test_missing_key_env_fails_without_calling(tmp_path: Path, monkeypatch: pyte
     assert srv.requests == []
 
 
+# ------------------------------------------------------------------------------------------ the gate
+
+def test_permits_bound_lease_and_reclaim() -> None:
+    from jobs.llm_gate import Permits
+    p = Permits(limit=2, lease_s=5.0)
+    a, b = p.take(0.0), p.take(0.1)
+    assert a is not None and b is not None and p.take(0.2) is None   # two held: the third waits
+    p.give_back(a)
+    c = p.take(0.3)
+    assert c is not None and p.take(0.4) is None and (p.peak, p.reclaimed) == (2, 0)
+    assert p.take(5.2) is not None and p.reclaimed == 1   # b's holder died: its lease ran out at 5.1
+    p.give_back(b)   # given back after it was reclaimed: changes nothing
+    assert len(p.held) == 2 and p.take(5.25) is None
+
+
+def test_gate_actor_lets_waiters_in_as_permits_come_back() -> None:
+    import asyncio
+    from jobs.llm_gate import GateActor
+
+    async def holders() -> tuple[list[str], dict[str, int]]:
+        gate, log = GateActor(limit=1, lease_s=30.0), []
+
+        async def hold(name: str) -> None:
+            token = await gate.acquire()
+            log.append(f"in {name}")
+            await asyncio.sleep(0.02)
+            log.append(f"out {name}")
+            await gate.release(token)
+        await asyncio.gather(*(hold(n) for n in "abc"))
+        return log, await gate.figures()
+    log, figures = asyncio.run(holders())
+    assert log == ["in a", "out a", "in b", "out b", "in c", "out c"]   # one at a time, none lost
+    assert figures == {"limit": 1, "peak": 1, "reclaimed": 0}
+
+
 # ------------------------------------------------------------------------------------------ end to end
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -378,22 +428,36 @@ def llm_ray() -> Iterator[str]:
             os.environ[KEY_ENV] = had
 
 
+def _llm_figures(stderr: str) -> tuple[int, int, int]:
+    """(calls, failed calls, cache hits) of the last progress line of a `generate` run."""
+    last = [ln for ln in stderr.splitlines() if ln.startswith("progress ")][-1]
+    m = re.search(r"llm (\d+) calls \([0-9.]+/s\), (\d+) failed, (\d+) cache hits$", last)
+    assert m, last
+    return int(m[1]), int(m[2]), int(m[3])
+
+
 def test_generate_and_validate_end_to_end(tmp_path: Path, llm_ray: str) -> None:
     out = tmp_path / "L"
-    with ScriptedServer(["429", "malformed"]) as srv:
+    # two shard tasks run at once on the 2 CPUs; each answer takes 50 ms, so without the job-wide bound
+    # their requests overlap; max_concurrency 1 must keep the server at one request in flight
+    with ScriptedServer(["429", "malformed"], delay_s=0.05) as srv:
         cfg_data = {"num": 8, "shard_size": 4, "seed": 3, "scenarios": {s: 1.0 for s in FAMILIES},
                     "voices": FAST_VOICES.model_dump(mode="json"),
                     "script_source": {"kind": "llm", "base_url": srv.base_url, "model": "scripted-test-model",
-                                      "api_key_env": KEY_ENV, "timeout_s": 5.0, "backoff_s": 0.01, "max_retries": 1}}
+                                      "api_key_env": KEY_ENV, "timeout_s": 5.0, "backoff_s": 0.01, "max_retries": 1,
+                                      "max_concurrency": 1}}
         from generators.registry import trajectory_seed
         fail_seed = trajectory_seed(3, 5) % 2**31   # trajectory 5 gets malformed JSON every time
         srv.fail_seeds = {fail_seed}
         (tmp_path / "llm.yaml").write_text(yaml.safe_dump(cfg_data))
         env = {**os.environ, KEY_ENV: SECRET}
         gen = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--address", llm_ray,
-                   "--no-progress", env=env)
+                   "--progress-interval", "0", env=env)
         assert gen.returncode in (0, 3), gen.stderr[-3000:]
         first_calls = len(srv.requests)
+        assert srv.peak_in_flight == 1
+        # every request counted once, the 429 the one failed call; no cache yet (each attempt's prompt differs)
+        assert _llm_figures(gen.stderr) == (first_calls, 1, 0), gen.stderr[-2000:]
         shas = _shard_shas(out)
 
         # validate reads a copy of the run (the rerun below removes the shards) beside the checks and the rerun
@@ -437,8 +501,9 @@ def _check_run_and_rerun(tmp_path: Path, out: Path, srv: ScriptedServer, env: di
     shutil.rmtree(out / "shards")
     shutil.rmtree(out / "summaries")
     again = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--address", address,
-                 "--no-progress", env=env)
+                 "--progress-interval", "0", env=env)
     assert again.returncode in (0, 3), again.stderr[-3000:]
+    assert _llm_figures(again.stderr) == (0, 0, first_calls - 1)   # every answered call, read back from the cache
     redone = pq.read_table(out / "failed").to_pylist()
     assert [f["index"] for f in redone] == [5], [f["error"][:300] for f in redone]
     assert srv.requests[first_calls:] == []   # every response, the failed trajectory's too, was cached

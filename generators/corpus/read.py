@@ -219,18 +219,21 @@ def _files_of(path: Path) -> list[tuple[str, Path]]:
 @lru_cache(maxsize=8)
 def _fingerprint_cached(stamp: tuple[tuple[str, str, int, int], ...]) -> str:
     h = hashlib.sha256()
+    folder = not (len(stamp) == 1 and stamp[0][0] == "")   # a file: the sha256 of its bytes (what sha256sum says)
     for name, file, _, _ in stamp:
-        h.update(json.dumps(name).encode() + b"\0")   # a folder's file names are part of its content
+        if folder:
+            h.update(json.dumps(name).encode() + b"\0")   # a folder's file names are part of its content
         with open(file, "rb") as f:
             while chunk := f.read(FINGERPRINT_CHUNK):
                 h.update(chunk)
-        h.update(b"\0")
+        if folder:
+            h.update(b"\0")
     return h.hexdigest()
 
 
 def corpus_fingerprint(path: str | Path) -> str:
-    """sha256 of a corpus's content: a file's bytes, or a saved datasets folder's files (names and bytes,
-    in sorted order), so a copy elsewhere fingerprints the same and any edit does not. Computed once per
+    """sha256 of a corpus's content: a file's bytes (as sha256sum prints it), or a saved datasets folder's
+    files (names and bytes, in sorted order), so a copy elsewhere fingerprints the same and any edit does not. Computed once per
     process per (names, sizes, mtimes); raises ConfigError naming `script_source.path` if unreadable."""
     p = Path(path)
     try:
