@@ -13,7 +13,7 @@ from generators.common import PlanFn, Planner
 from generators.corpus import FAMILIES as CORPUS_FAMILIES
 from generators.corpus import CorpusSource, corpus_for
 from generators.llm import FAMILIES as LLM_FAMILIES
-from generators.llm import CallGate, LLMWriter, writer_for
+from generators.llm import CallGate, LLMFigures, LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking, visual)
 from generators.scenes.bank import has_visual
@@ -157,11 +157,11 @@ class ScriptSources:
         self.writers: list[ScriptWriter | None] = [writer_for(e, out_root, g) or corpus_for(e)
                                                    for e, g in zip(entries, gates)]
 
-    def stats(self) -> dict[str, int]:
-        """LLM requests sent, requests that failed (429 / 5xx / timeout / other), responses read from the cache."""
+    def stats(self) -> LLMFigures:
+        """The LLM requests sent, failed and answered from the cache by these writers so far."""
         llm = [w for w in self.writers if isinstance(w, LLMWriter)]
-        return {"calls": sum(w.client.calls for w in llm), "errors": sum(w.client.errors for w in llm),
-                "cache_hits": sum(w.cache.hits for w in llm)}
+        return LLMFigures(calls=sum(w.client.calls for w in llm), errors=sum(w.client.errors for w in llm),
+                          cache_hits=sum(w.cache.hits for w in llm))
 
     @property
     def has_llm(self) -> bool:

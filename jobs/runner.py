@@ -38,6 +38,7 @@ import yaml
 
 from generators.version import GENERATOR_VERSION
 from generators.corpus import pin_corpus
+from generators.llm import LLMFigures
 from jobs.llm_gate import start_gates
 from jobs.lock import output_lock
 from jobs.shards import (
@@ -86,7 +87,7 @@ class RunResult:
     variety: dict[str, Any] = field(default_factory=dict)
     speech_tokens: bool = False
     manifest: str | None = None
-    llm: dict[str, int] = field(default_factory=dict)   # LLM calls, failed calls, cache hits of this invocation
+    llm: LLMFigures | None = None     # LLM calls, failed calls, cache hits of this invocation (llm runs)
 
     @property
     def ok(self) -> bool:
@@ -331,9 +332,8 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
                         bar.advance(p.stop - p.start, 0, 0.0, lost=True)
                         continue
                     entries[p.index] = _pack(s)
-                    for k, n in (s.get("llm") or {}).items():
-                        res.llm[k] = res.llm.get(k, 0) + n
-                    bar.llm_seen(s.get("llm") or {})
+                    if bar.llm is not None:   # before `advance`, which may print the line
+                        bar.llm.add(s.get("llm") or {})
                     res.rows += s["rows"]
                     res.failed += s["failed"]
                     res.audio_s += s["audio_s"]
@@ -353,6 +353,7 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
         if started_ray:
             ray.shutdown()
     res.wall_s = time.perf_counter() - t0
+    res.llm = bar.llm
     res.shards_incomplete.sort()
     res.variety = variety(texts) if texts else {}
     if res.ok:
@@ -424,7 +425,7 @@ class _Progress:
     def __init__(self, mode: bool | str, total: int, shards: int, interval: float = 10.0, llm: bool = False) -> None:
         self.mode = "bar" if mode is True else (mode or "none")
         self.total, self.shards, self.interval = total, shards, interval
-        self.llm = {"calls": 0, "errors": 0, "cache_hits": 0} if llm else None
+        self.llm = LLMFigures() if llm else None
         self.done = self.failed = self.skipped = self.lost = self.shards_seen = 0
         self.audio_s = self.new_audio_s = 0.0
         self.t0 = self.last = time.perf_counter()
@@ -453,17 +454,7 @@ class _Progress:
 
     def llm_text(self, elapsed: float) -> str:
         """`, llm N calls (R/s), E failed, H cache hits` for a run with an llm source, else ""."""
-        if self.llm is None:
-            return ""
-        m = self.llm
-        return (f", llm {m['calls']} calls ({m['calls'] / max(elapsed, 1e-9):.2f}/s), {m['errors']} failed, "
-                f"{m['cache_hits']} cache hits")
-
-    def llm_seen(self, figures: dict[str, int]) -> None:
-        """Add a finished shard's LLM figures (before its `advance`, which may print the line)."""
-        if self.llm is not None:
-            for k in self.llm:
-                self.llm[k] += int(figures.get(k, 0))
+        return self.llm.text(elapsed) if self.llm is not None else ""
 
     def advance(self, rows: int, failed: int, audio_s: float, skipped: bool = False, lost: bool = False) -> None:
         n = rows + failed
@@ -509,9 +500,9 @@ def summary_text(res: RunResult) -> str:
         + (f", {res.shards_skipped} already complete, verified and skipped" if res.shards_skipped else "") + ")",
         f"speech tokens    {'S3 25 Hz' if res.speech_tokens else 'none (no speech tokenizer configured)'}",
     ]
-    if res.llm:
-        lines.append(f"llm              {res.llm.get('calls', 0)} calls ({res.llm.get('errors', 0)} failed), "
-                     f"{res.llm.get('cache_hits', 0)} responses from the cache")
+    if res.llm is not None:
+        lines.append(f"llm              {res.llm.calls} calls ({res.llm.errors} failed), "
+                     f"{res.llm.cache_hits} responses from the cache")
     if v:
         lines.append(f"variety          distinct-2 {v['distinct_2']:.3f}, top assistant sentence "
                      f"{100 * v['max_sentence_share']:.2f}% of {v['sentences']} (over {v['rows']} rows)")

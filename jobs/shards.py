@@ -278,7 +278,7 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
         generator_version=GENERATOR_VERSION, twins=twins,
         assistant_text=[assistant_text(r) for r in rows] if plan.start < VARIETY_SAMPLE_ROWS else [],
         failures=[{"id": f.id, "scenario": f.scenario, "error": f.error} for f in failures],
-        llm=writer.stats() if writer.has_llm else {},
+        llm=asdict(writer.stats()) if writer.has_llm else {},
     )
     store.write_json(paths["summary"], summary.to_json())
     return summary

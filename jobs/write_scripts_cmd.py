@@ -86,13 +86,13 @@ def run(args: argparse.Namespace) -> int:
             if not args.no_progress and now - last >= args.progress_interval:
                 last = now
                 print(f"write-scripts: {j + 1}/{cfg.num} planned, {failed} failed, "
-                      f"{(j + 1) / (now - t0):.0f} scripts/s{_llm_figures(writer)}", file=sys.stderr, flush=True)
+                      f"{(j + 1) / (now - t0):.0f} scripts/s{_llm_figures(writer, now - t0)}", file=sys.stderr, flush=True)
     for path in paths.values():
         os.replace(_tmp(path), path)
     wall = time.monotonic() - t0
     mix = ", ".join(f"{s} {n}" for s, n in sorted(counts.items()))
     print(f"wrote {sum(counts.values())} scripts ({failed} failed) to {paths[SCRIPTS_FILE]} in {wall:.1f} s "
-          f"({cfg.num / max(wall, 1e-9):.0f} scripts/s){_llm_figures(writer)}; by scenario: {mix or 'none'}"
+          f"({cfg.num / max(wall, 1e-9):.0f} scripts/s){_llm_figures(writer, wall)}; by scenario: {mix or 'none'}"
           + (f"; failures: {paths[FAILED_FILE]}" if failed else ""), flush=True)
     return 0 if not failed else 3
 
@@ -101,9 +101,6 @@ def _line(f: TextIO, obj: dict[str, Any]) -> None:
     f.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
-def _llm_figures(writer: Any) -> str:
+def _llm_figures(writer: Any, elapsed_s: float) -> str:
     """The LLM's calls, failed calls and cache hits so far (a run with an llm source only)."""
-    if not writer.has_llm:
-        return ""
-    s = writer.stats()
-    return f", {s['calls']} llm calls ({s['errors']} failed), {s['cache_hits']} llm cache hits"
+    return writer.stats().text(elapsed_s) if writer.has_llm else ""

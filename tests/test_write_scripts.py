@@ -91,10 +91,10 @@ def test_llm_scripts_are_cached_for_a_rerun(tmp_path: Path, monkeypatch: pytest.
         args = ["write-scripts", "--config", str(tmp_path / "l.yaml"), "--out", str(tmp_path / "w"), "--no-progress"]
         assert main(args) == 0
         calls, first = len(srv.requests), (tmp_path / "w" / "scripts.jsonl").read_bytes()
-        assert calls == 6 and "0 llm cache hits" in capsys.readouterr().out
+        assert calls == 6 and ", llm 6 calls (" in (out := capsys.readouterr().out) and "), 0 failed, 0 cache hits" in out
         assert main(args) == 0
         assert len(srv.requests) == calls and (tmp_path / "w" / "scripts.jsonl").read_bytes() == first
-        assert "6 llm cache hits" in capsys.readouterr().out
+        assert "llm 0 calls (0.00/s), 0 failed, 6 cache hits" in capsys.readouterr().out
     recs = _records(tmp_path / "w")
     assert len(recs) == 6 and all(r.source is not None and r.source["model"] == "scripted-test-model" for r in recs)
     assert list((tmp_path / "w" / "llm_cache").rglob("*.json"))   # where generate --out w looks for them

@@ -13,8 +13,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from schemas.config import ScriptSourceConfig
@@ -25,6 +26,26 @@ MAX_RAW_CHARS = 4000   # of a response body quoted in an error
 # sleep), it returns a context manager that holds one permit. jobs/llm_gate.py makes one from a Ray
 # actor (generators/ cannot import Ray); None: no bound beyond this client's one request at a time.
 CallGate = Callable[[], AbstractContextManager[Any]]
+
+
+@dataclass
+class LLMFigures:
+    """What a job's LLM use came to: requests sent (retries included), those that gave no completion
+    (429, 5xx, 4xx, timeout, a garbled body), and responses read from the cache instead of asked for.
+    Summed per shard task and on the driver; `text` is the tail of the progress line."""
+
+    calls: int = 0
+    errors: int = 0
+    cache_hits: int = 0
+
+    def add(self, other: "LLMFigures | Mapping[str, int]") -> None:
+        more = asdict(other) if isinstance(other, LLMFigures) else other
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + int(more.get(f.name, 0)))
+
+    def text(self, elapsed_s: float) -> str:
+        return (f", llm {self.calls} calls ({self.calls / max(elapsed_s, 1e-9):.2f}/s), {self.errors} failed, "
+                f"{self.cache_hits} cache hits")
 
 
 class LLMCallError(RuntimeError):
