@@ -14,6 +14,10 @@ inside the cluster.
   is reported and the run is incomplete: no manifest, non-zero exit. Rerunning redoes only what is
   missing, corrupt or incomplete.
 - The manifest is written last; its presence means the dataset is complete.
+- A corpus source's content fingerprint is pinned into the config before the resume check, so an
+  edited corpus is a changed config. An llm source with `max_concurrency` has its requests pass one
+  gate actor (jobs/llm_gate.py) across all tasks; each task returns its LLM calls, failed calls and
+  cache hits for the progress line.
 
 Fault injection for tests (never set in production): DUPLEXSYNTH_FAULTS="raise:3,exit:4,exit-once:5"
 makes shard 3 raise on every attempt, kills the worker process of shard 4 on every attempt
@@ -39,7 +43,7 @@ import yaml
 from generators.version import GENERATOR_VERSION
 from generators.corpus import pin_corpus
 from generators.llm import LLMFigures
-from jobs.llm_gate import start_gates
+from jobs.llm_gate import gate_of, start_gates
 from jobs.lock import output_lock
 from jobs.shards import (
     ShardPlan, check_shard, iter_plans, num_shards, preflight, run_shard, shard_paths, variety,
@@ -216,7 +220,6 @@ def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dic
         return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "twins": stored.get("twins", 0), "skipped": True,
                 "failures": []}
     _inject_fault(sp.index, faults)
-    from jobs.llm_gate import gate_of
     s = run_shard(cfg, sp, store, faults=faults, gates=[gate_of(g) if g is not None else None for g in gates or ()])
     return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "twins": s.twins, "skipped": False, "redo_reason": why,
             "failures": s.failures, "assistant_text": s.assistant_text, "llm": s.llm}
@@ -300,7 +303,7 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
         task = ray.remote(num_cpus=1, max_retries=cfg.max_shard_attempts - 1, retry_exceptions=True)(
             shard_task or _shard_task)
         cfg_ref = ray.put(cfg.model_dump_json())
-        gates = start_gates(cfg) if any(e.kind == LLM_KIND for e in cfg.source_entries()) else []
+        gates = start_gates(cfg)   # None for each source without a job-wide bound
         extra = {"gates": gates} if any(g is not None for g in gates) else {}
         plans: Iterator[ShardPlan] = iter_plans(cfg.num, cfg.shard_size)
         pending: dict[Any, ShardPlan] = {}
