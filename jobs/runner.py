@@ -121,11 +121,11 @@ def _check_previous_run(cfg: RunConfig, store: Store, force_new_run: bool) -> No
     if old_hash == cfg.config_hash():
         return
     if not force_new_run:
-        what = ""
-        if changed:
-            corpus = [p for p in changed if p.endswith(".corpus_sha256")]
-            what = (f"; the corpus at the same path has changed since that run ({', '.join(corpus)})" if corpus
-                    else "") + f"; changed: {', '.join(changed[:4])}" + (" ..." if len(changed) > 4 else "")
+        corpus = [p for p in changed if p.endswith(".corpus_sha256")]
+        rest = [p for p in changed if p not in corpus]
+        what = f"; the corpus at the same path has changed since that run ({', '.join(corpus)})" if corpus else ""
+        if rest:
+            what += f"; {'also ' if corpus else ''}changed: {', '.join(rest[:4])}" + (" ..." if len(rest) > 4 else "")
         raise RunRefused(
             f"{store.display()} holds a run with a different config (hash {old_hash} != {cfg.config_hash()}{what}); "
             f"see {store.display(CONFIG_FILE)}. Use another --out, or --force-new-run to discard the old shards.")

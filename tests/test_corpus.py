@@ -335,6 +335,25 @@ def test_the_fingerprint_pins_the_corpus_content(tmp_path: Path) -> None:
             pinned_check()
 
 
+def test_the_resume_refusal_names_what_changed(tmp_path: Path) -> None:
+    from jobs.runner import CONFIG_FILE, RunRefused, _check_previous_run
+    from pipeline.io import Store
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(GOOD[2]) + "\n", encoding="utf-8")
+    data = {"num": 3, "script_source": {"kind": "corpus", "path": str(path)}, "scenarios": {"turn_taking": 1.0}}
+    store = Store(tmp_path / "out")
+    store.makedirs()
+    store.write_bytes(CONFIG_FILE, dump_config(pin_corpus(parse_config(data))).encode())
+    _check_previous_run(pin_corpus(parse_config(data)), store, force_new_run=False)   # the same run: resumed
+    with pytest.raises(RunRefused, match=r"different config \(hash \w+ != \w+; changed: num, timing.eot_s.lo\); see "):
+        _check_previous_run(pin_corpus(parse_config({**data, "num": 4, "timing": {"eot_s": [0.3, 0.6]}})), store, False)
+    path.write_text(json.dumps(GOOD[0]) + "\n", encoding="utf-8")
+    with pytest.raises(RunRefused, match=r"the corpus at the same path has changed since that run "
+                                         r"\(script_source.corpus_sha256\); also changed: num\); see "):
+        _check_previous_run(pin_corpus(parse_config({**data, "num": 4})), store, False)
+
+
 def test_source_mix_config_checks_in_one_line(tmp_path: Path) -> None:
     from generators.registry import check_sources
     path = tmp_path / "c.jsonl"
