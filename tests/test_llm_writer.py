@@ -450,6 +450,9 @@ def test_generate_and_validate_end_to_end(tmp_path: Path, llm_ray: str) -> None:
         fail_seed = trajectory_seed(3, 5) % 2**31   # trajectory 5 gets malformed JSON every time
         srv.fail_seeds = {fail_seed}
         (tmp_path / "llm.yaml").write_text(yaml.safe_dump(cfg_data))
+        unbounded = {**cfg_data, "script_source": {k: v for k, v in cfg_data["script_source"].items()
+                                                   if k != "max_concurrency"}}
+        (tmp_path / "llm-unbounded.yaml").write_text(yaml.safe_dump(unbounded))   # the rerun's: no gate actor
         env = {**os.environ, KEY_ENV: SECRET}
         gen = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--address", llm_ray,
                    "--progress-interval", "0", env=env)
@@ -497,10 +500,11 @@ def _check_run_and_rerun(tmp_path: Path, out: Path, srv: ScriptedServer, env: di
     for p in out.rglob("*"):   # the key is nowhere in the output folder (config, manifest, rows, cache)
         assert not p.is_file() or SECRET.encode() not in p.read_bytes(), p
 
-    # a rerun from the cache: every shard redone, no call, identical bytes
+    # a rerun from the cache: every shard redone, no call, identical bytes; without max_concurrency, which
+    # decides no byte, so the same run resumes (the config hash leaves it out)
     shutil.rmtree(out / "shards")
     shutil.rmtree(out / "summaries")
-    again = _cli("generate", "--config", str(tmp_path / "llm.yaml"), "--out", str(out), "--address", address,
+    again = _cli("generate", "--config", str(tmp_path / "llm-unbounded.yaml"), "--out", str(out), "--address", address,
                  "--progress-interval", "0", env=env)
     assert again.returncode in (0, 3), again.stderr[-3000:]
     assert _llm_figures(again.stderr) == (0, 0, first_calls - 1)   # every answered call, read back from the cache
