@@ -17,7 +17,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "jobs.jobs_cmd",       # jobs status|logs|stop|list
     "jobs.preview_cmd",    # preview
     "jobs.export_cmd",     # export
-    "model.train_cmd",     # train, eval-decisions, export-checkpoint
+    "model.train_cmd",     # train, eval-decisions, eval-duplex, export-checkpoint
     "jobs.stats_cmd",      # stats
     "jobs.fit_timing_cmd",  # fit-timing
     "jobs.voices_cmd",     # voices

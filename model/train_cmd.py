@@ -1,4 +1,4 @@
-"""`duplexsynth train`, `duplexsynth eval-decisions` and `duplexsynth export-checkpoint`."""
+"""`duplexsynth train`, `eval-decisions`, `eval-duplex` and `export-checkpoint`."""
 from __future__ import annotations
 
 import argparse
@@ -36,6 +36,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--out", default=None, help="also write the report as JSON here")
     e.add_argument("--max-samples", type=int, default=None)
     e.set_defaults(func=_eval)
+
+    d = subparsers.add_parser(
+        "eval-duplex", help="closed-loop duplex metrics (continuation, interruption, pause, latency, delegation)",
+        description="Run the model as a streaming duplex agent on every held-out trajectory (unit by unit, its "
+                    "own decisions, text and speech fed back) and score what Full-Duplex-Bench scores, per "
+                    "scenario family.")
+    d.add_argument("checkpoint", help="checkpoint folder (OUT/checkpoints/step-...) or a run OUT (uses latest)")
+    d.add_argument("--data", required=True, help="TRAIN_DIR/val (or any split folder of an export)")
+    d.add_argument("--source", default=None, help="the trajectory folder the export was made from (default: "
+                   "source.dir of TRAIN_DIR/manifest.json)")
+    d.add_argument("--out", default=None, help="also write the report as JSON here")
+    d.add_argument("--max-samples", type=int, default=None, help="evaluate only the first N rows")
+    d.add_argument("--max-text-tokens", type=int, default=24,
+                   help="most text tokens the model may say per unit (default 24; gold units hold ~2-3 words)")
+    d.add_argument("--max-delegate-tokens", type=int, default=48, help="most tokens of one delegate request "
+                   "(default 48; a request the model has not closed by then is closed for it)")
+    d.add_argument("--recompute", action="store_true",
+                   help="recompute the whole prefix for every token instead of the KV cache (a check, quadratic)")
+    d.set_defaults(func=_eval_duplex)
 
     x = subparsers.add_parser(
         "export-checkpoint", help="a trained checkpoint as safetensors that transformers loads",
@@ -84,6 +103,12 @@ def _estimate(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from model.eval_decisions import run
+
+    return run(args)
+
+
+def _eval_duplex(args: argparse.Namespace) -> int:
+    from model.eval_duplex import run
 
     return run(args)
 
