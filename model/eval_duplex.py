@@ -107,7 +107,7 @@ def evaluate(ckpt: str | Path, data: str | Path, *, source: str | Path | None = 
     src_root, digests = _source_dir(split, source)
     device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
     model, vocab, meta = load_model(ckpt, device)
-    speech_per_unit = int(round(SPEECH_TOKENS_PER_SECOND * split.unit_s))
+    speech_per_unit = int(split.layout.get("speech_tokens_per_unit") or round(SPEECH_TOKENS_PER_SECOND * split.unit_s))
     rt = DuplexRuntime(model, vocab, speech_per_unit=speech_per_unit, use_cache=use_cache,
                        max_text_tokens=max_text_tokens, max_delegate_tokens=max_delegate_tokens,
                        max_context=spec.train.max_seq_len)

@@ -251,3 +251,31 @@ def test_unified_runtime_speaks_whole_units_of_speech_and_the_cache_changes_noth
         assert o.unit.text_tokens == len(o.text_ids) <= 2 and len(o.delegate_ids) <= 2
         assert o.unit.delegate or not o.delegate_ids
         assert (o.unit.decision == S) or not (o.text_ids or o.unit.turn_eos)
+
+
+def test_omni_runtime_reads_each_units_frame(tmp_path, generated):
+    """Omni rows: unit k's input carries its frame's image slots, filled from frame k (a frame
+    count that does not match the slots would raise), and the cache still equals the recompute."""
+    import torch
+
+    from model.config import load_run_spec
+    from model.dataset import Item, TrainSplit
+    from model.duplex_runtime import DuplexRuntime
+    from model.eval_duplex import _unit_inputs
+    from model.modeling import DuplexModel
+    from model.protocol import IMAGE_PH
+
+    data = export_dataset(tmp_path, generated, rows=2, val_fraction=0.0, frames=True, image_tokens=4)
+    spec = load_run_spec("tiny-omni")
+    split = TrainSplit(data, image_size=spec.model.vision.config["image_size"])
+    s = split.load(Item(0, 0, 0, 3))
+    inputs = _unit_inputs(s["input_ids"], split.vocab)
+    assert [u.count(split.vocab[IMAGE_PH]) for u in inputs] == [4, 4, 4] and s["pixel_values"].shape[0] == 3
+    torch.manual_seed(0)
+    model = DuplexModel(spec.model, split.vocab).eval()
+    outs = [DuplexRuntime(model, split.vocab, speech_per_unit=25, use_cache=c, max_text_tokens=2,
+                          max_delegate_tokens=2).run(inputs, s["audio_features"], s["pixel_values"], emit_speech=True)
+            for c in (True, False)]
+    assert outs[0] == outs[1] and len(outs[0]) == 3
+    with pytest.raises(ValueError, match="image"):
+        DuplexRuntime(model, split.vocab, speech_per_unit=25).run(inputs, s["audio_features"], None, emit_speech=True)
