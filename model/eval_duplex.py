@@ -105,6 +105,22 @@ def evaluate(ckpt: str | Path, data: str | Path, *, source: str | Path | None = 
     if split.vocab.to_json()["ids"] != vocab.to_json()["ids"] or split.vocab.speech_offset != vocab.speech_offset:
         raise EvalError("the data was exported with a different tokenizer extension than the checkpoint's")
     src_root, digests = _source_dir(split, source)
+    # every row's gold first (shard sha256, id, unit count), so a wrong source fails before any model work
+    todo: list[tuple[int, int, dict[str, Any], tuple[list[Any], list[Any]]]] = []
+    checked: dict[str, Any] = {}
+    for si, path in enumerate(split.paths):
+        light = pq.read_table(path, columns=["id", "scenario", "source_shard", "source_row", "num_units", "input_ids"])
+        for ri, r in enumerate(light.to_pylist()):
+            if max_samples is not None and len(todo) >= max_samples:
+                break
+            g = _gold_row(src_root, digests, checked, r, where=f"{path.name} row {ri}")
+            if len(g["units"]) != int(r["num_units"]):
+                raise EvalError(f"{path.name} row {ri}: {r['num_units']} units in the training row, "
+                                f"{len(g['units'])} in its source row")
+            todo.append((si, ri, r, gold_from_row(g["units"], g["events"], float(g["unit_s"]), int(g["sample_rate"]))))
+    if not todo:
+        raise EvalError(f"{split.dir}: no rows to evaluate")
+
     device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
     model, vocab, meta = load_model(ckpt, device)
     speech_per_unit = int(split.layout.get("speech_tokens_per_unit") or round(SPEECH_TOKENS_PER_SECOND * split.unit_s))
@@ -115,35 +131,20 @@ def evaluate(ckpt: str | Path, data: str | Path, *, source: str | Path | None = 
 
     per: dict[str, dict[str, Counter]] = {}
     rows_out: list[dict[str, Any]] = []
-    checked: dict[str, Any] = {}
-    done = 0
-    for si, path in enumerate(split.paths):
-        meta_t = pq.read_table(path, columns=["id", "scenario", "source_shard", "source_row", "num_units", "input_ids"])
-        for ri, r in enumerate(meta_t.to_pylist()):
-            if max_samples is not None and done >= max_samples:
-                break
-            done += 1
-            gold_row = _gold_row(src_root, digests, checked, r, where=f"{path.name} row {ri}")
-            s = split.load(Item(si, ri, 0, int(r["num_units"])))
-            inputs = _unit_inputs(s["input_ids"], vocab)
-            if len(inputs) != len(gold_row["units"]):
-                raise EvalError(f"{path.name} row {ri}: {len(inputs)} units in the training row, "
-                                f"{len(gold_row['units'])} in its source row")
-            raw = np.asarray(r["input_ids"])
-            has_speech = bool(((raw >= vocab.speech_offset) & (raw < vocab.speech_offset + SPEECH_CODEBOOK)).any())
-            with bf16:
-                outs = rt.run(inputs, s["audio_features"], s["pixel_values"], emit_speech=has_speech)
-            gold, events = gold_from_row(gold_row["units"], gold_row["events"], float(gold_row["unit_s"]),
-                                         int(gold_row["sample_rate"]))
-            model_units = [o.unit for o in outs]
-            merge(per.setdefault(r["scenario"], {}), score(gold, events, model_units))
-            rows_out.append({"id": r["id"], "scenario": r["scenario"], "units": len(gold),
-                             "gold": _decisions(gold), "model": _decisions(model_units),
-                             "gold_delegates": [k for k, u in enumerate(gold) if u.delegate],
-                             "model_delegates": [k for k, u in enumerate(model_units) if u.delegate],
-                             "events": dict(Counter(str(e.kind) for e in events))})
-    if not rows_out:
-        raise EvalError(f"{split.dir}: no rows to evaluate")
+    for si, ri, r, (gold, events) in todo:
+        s = split.load(Item(si, ri, 0, int(r["num_units"])))
+        inputs = _unit_inputs(s["input_ids"], vocab)
+        raw = np.asarray(r["input_ids"])
+        has_speech = bool(((raw >= vocab.speech_offset) & (raw < vocab.speech_offset + SPEECH_CODEBOOK)).any())
+        with bf16:
+            outs = rt.run(inputs, s["audio_features"], s["pixel_values"], emit_speech=has_speech)
+        model_units = [o.unit for o in outs]
+        merge(per.setdefault(r["scenario"], {}), score(gold, events, model_units))
+        rows_out.append({"id": r["id"], "scenario": r["scenario"], "units": len(gold),
+                         "gold": _decisions(gold), "model": _decisions(model_units),
+                         "gold_delegates": [k for k, u in enumerate(gold) if u.delegate],
+                         "model_delegates": [k for k, u in enumerate(model_units) if u.delegate],
+                         "events": dict(Counter(str(e.kind) for e in events))})
     total: dict[str, Counter] = {}
     for c in per.values():
         merge(total, c)

@@ -194,24 +194,44 @@ def test_eval_duplex_cli_counts_every_event_of_the_rows(data, ckpt, tmp_path, ca
     assert rep["all"][UNITS]["agreement"] * rep["all"][UNITS]["units"] == pytest.approx(agree)
     assert rep["all"][EventKind.DELEGATE]["emitted"] == sum(len(r["model_delegates"]) for r in rep["rows"])
     assert rep["runtime"]["context"] == "kv_cache" and rep["runtime"]["units"] == rep["all"][UNITS]["units"]
+    assert any(r["model"] != r["gold"] for r in rep["rows"])     # closed loop: its own decisions, not the gold's
 
 
 def test_kv_cache_gives_the_recomputed_prefix_outputs(data, ckpt):
-    """The cached runtime and the one that recomputes the whole prefix for every token decode the same."""
-    from model.eval_duplex import evaluate
+    """The trained venus checkpoint (no speech rows): the cached runtime decodes what the one that
+    recomputes the whole prefix for every token decodes, on the first units of a val row."""
+    from model.dataset import Item, TrainSplit
+    from model.duplex_runtime import DuplexRuntime
+    from model.eval_decisions import load_model
+    from model.eval_duplex import _unit_inputs
 
-    cached = evaluate(ckpt, data / "val", max_samples=1, max_text_tokens=3, max_delegate_tokens=3)
-    again = evaluate(ckpt, data / "val", max_samples=1, max_text_tokens=3, max_delegate_tokens=3,
-                     use_cache=False)
-    assert again["runtime"]["context"] == "recompute_prefix"
-    assert cached["rows"] == again["rows"] and cached["all"] == again["all"]
-    assert cached["runtime"]["tokens_generated"] == again["runtime"]["tokens_generated"] > 0
+    model, vocab, meta = load_model(ckpt)
+    split = TrainSplit(data / "val", split="val", recipe=meta["spec"].model.recipe)
+    s = split.load(Item(0, 0, 0, 6))
+    inputs = _unit_inputs(s["input_ids"], vocab)
+    runs = []
+    for cache in (True, False):
+        rt = DuplexRuntime(model, vocab, speech_per_unit=25, use_cache=cache, max_text_tokens=3, max_delegate_tokens=3)
+        runs.append(rt.run(inputs, s["audio_features"], None, emit_speech=True))
+        assert rt.stats.tokens_generated > 0 and rt.stats.units == 6
+    assert runs[0] == runs[1]
+    assert all(o.unit.speech_tokens == 0 for o in runs[0])      # venus: the LLM writes no speech
 
 
 def test_eval_duplex_bad_input_is_one_line(data, ckpt, tmp_path, capsys):
+    import shutil
+
     assert cli(["eval-duplex", str(ckpt), "--data", str(data / "val"), "--source", str(tmp_path / "gone")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("eval-duplex failed:") and "gone" in err and len(err.splitlines()) == 1
+    # a source whose shard changed since the export: its gold would not be the exported rows' gold
+    src = Path(json.loads((data / "manifest.json").read_text())["source"]["dir"])
+    copy = shutil.copytree(src, tmp_path / "src")
+    for p in (copy / "shards").glob("*.parquet"):
+        p.write_bytes(p.read_bytes() + b"\0")
+    assert cli(["eval-duplex", str(ckpt), "--data", str(data / "val"), "--source", str(copy)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("eval-duplex failed:") and "sha256 differs" in err and len(err.splitlines()) == 1
 
 
 def test_unified_runtime_speaks_whole_units_of_speech_and_the_cache_changes_nothing(data):
