@@ -20,6 +20,18 @@ from tests.generated import export_dataset
 S, L = Decision.SPEAK, Decision.LISTEN
 
 
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """One intra-op thread, as the trainer's CPU runs use (tiny.yaml cpu_threads: 1): per-token decoder
+    steps are tiny, and two threads on a shared 2-core box run them ~4x slower, not faster."""
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
 def _units(pattern: str, labels: dict[int, tuple[str, ...]] | None = None, delegates: tuple[int, ...] = ()
            ) -> list[GoldUnit]:
     """Gold units from a picture: S speak, . listen; labels and delegates by unit."""
@@ -271,6 +283,11 @@ def test_unified_runtime_speaks_whole_units_of_speech_and_the_cache_changes_noth
         assert o.unit.text_tokens == len(o.text_ids) <= 2 and len(o.delegate_ids) <= 2
         assert o.unit.delegate or not o.delegate_ids
         assert (o.unit.decision == S) or not (o.text_ids or o.unit.turn_eos)
+    # a context that cannot hold two units restarts at each unit boundary, as training samples start
+    short = DuplexRuntime(model, split.vocab, speech_per_unit=25, max_text_tokens=2, max_delegate_tokens=2,
+                          max_context=len(inputs[0]) + 40)
+    first = short.run(inputs[:3], s["audio_features"], None, emit_speech=True)
+    assert short.stats.context_resets == 2 and len(first) == 3 and first[0] == outs[0]
 
 
 def test_omni_runtime_reads_each_units_frame(tmp_path, generated):
