@@ -298,6 +298,10 @@ def kill_tree(root_pid: int | None, tag: str | None, grace_s: float = 2.0, timeo
     return killed
 
 
+AGENT_PORT_FLAGS = ("dashboard-agent-listen-port", "dashboard-agent-grpc-port", "runtime-env-agent-port",
+                    "metrics-export-port", "ray-client-server-port")
+
+
 class LocalHead:
     """`ray start --head --block` on 127.0.0.1 with the dashboard, owned by this process.
 
@@ -312,6 +316,10 @@ class LocalHead:
         self.temp_dir = tempfile.mkdtemp(prefix="dsr-", dir=temp_root)
         self.tag = uuid.uuid4().hex
         self.gcs_port, self.dashboard_port = free_port(), free_port()
+        # every other port a head binds by default at a fixed number (the job agent's 52365, Ray
+        # client's 10001) or per agent: a second head on the same machine (another test worker,
+        # another user's run) would lose its job agent ("No available agent to submit job")
+        self.agent_ports = {flag: free_port() for flag in AGENT_PORT_FLAGS}
         self.proc: subprocess.Popen | None = None
         self.log_path = Path(self.temp_dir) / "head.log"
 
@@ -327,7 +335,8 @@ class LocalHead:
         ray_bin = shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
         cmd = [ray_bin, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={self.gcs_port}",
                "--dashboard-host=127.0.0.1", f"--dashboard-port={self.dashboard_port}", "--include-dashboard=true",
-               f"--num-cpus={self.num_cpus}", f"--temp-dir={self.temp_dir}", "--disable-usage-stats"]
+               f"--num-cpus={self.num_cpus}", f"--temp-dir={self.temp_dir}", "--disable-usage-stats",
+               *(f"--{flag}={port}" for flag, port in self.agent_ports.items())]
         env = {**self.env, TAG_ENV: self.tag}
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
