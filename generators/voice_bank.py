@@ -29,7 +29,9 @@ ESPEAK = "espeak-ng"
 PIPER = "piper"
 FLITE = "flite"
 RHVOICE = "rhvoice"
-ENGINES: tuple[str, ...] = (ESPEAK, PIPER, FLITE, RHVOICE)
+COSYVOICE = "cosyvoice"
+ENGINES: tuple[str, ...] = (ESPEAK, PIPER, FLITE, RHVOICE, COSYVOICE)
+COSYVOICE_RATE = 24000   # CosyVoice 2's native sample rate
 
 
 class BankVoice(BaseModel):
@@ -38,7 +40,7 @@ class BankVoice(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1)      # the VoiceSpec.name; engine_of(id) == engine
-    engine: Literal["espeak-ng", "piper", "flite", "rhvoice"]
+    engine: Literal["espeak-ng", "piper", "flite", "rhvoice", "cosyvoice"]
     language: str                      # a code of SUPPORTED_LANGUAGES
     gender: Literal["female", "male", "unknown"]
     licence: str                       # SPDX id where there is one
@@ -158,15 +160,41 @@ def _folder_voices(folder: str) -> tuple[BankVoice, ...]:
     return tuple(out)
 
 
+def prompt_language(text: str) -> str:
+    """The language of a prompt transcript: Mandarin when it holds a CJK ideograph, else English."""
+    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+
+
+def cosyvoice_folder_voices(folder: Path) -> tuple[BankVoice, ...]:
+    """The zero-shot voices of a CosyVoice model folder: each ``prompts/<speaker>.wav``, in the
+    language its ``.txt`` transcript is written in (a missing transcript is refused by preflight)."""
+    return _cosyvoice_voices(str(Path(folder).resolve()))
+
+
+@functools.lru_cache(maxsize=8)
+def _cosyvoice_voices(folder: str) -> tuple[BankVoice, ...]:
+    out: list[BankVoice] = []
+    for wav in sorted((Path(folder) / "prompts").glob("*.wav")):
+        txt = wav.with_suffix(".txt")
+        text = txt.read_text(encoding="utf-8") if txt.is_file() else ""
+        out.append(BankVoice(id=f"{COSYVOICE}:{wav.stem}", engine=COSYVOICE, language=prompt_language(text),
+                             gender="unknown", licence="see model card", sample_rate=COSYVOICE_RATE,
+                             source=str(folder)))
+    return tuple(out)
+
+
 def bank(cfg: VoicesConfig | None = None) -> tuple[BankVoice, ...]:
-    """The bank a run sees: the built-in voices, then those of its Piper folders (first listing wins)."""
+    """The bank a run sees: the built-in voices, then those of its Piper folders and its CosyVoice
+    model's prompts (first listing wins)."""
     voices = list(_builtin())
     ids = {v.id for v in voices}
-    for folder in (cfg.piper_dirs if cfg is not None else ()):
-        for v in piper_folder_voices(folder):
-            if v.id not in ids:
-                voices.append(v)
-                ids.add(v.id)
+    extra = [v for folder in (cfg.piper_dirs if cfg is not None else ()) for v in piper_folder_voices(folder)]
+    if cfg is not None and cfg.cosyvoice is not None:
+        extra += cosyvoice_folder_voices(cfg.cosyvoice.model_dir)
+    for v in extra:
+        if v.id not in ids:
+            voices.append(v)
+            ids.add(v.id)
     return tuple(voices)
 
 

@@ -10,12 +10,19 @@ The assistant's S3 tokens are the ones Qwen2LM.inference generated for the audio
 HiFT then turn exactly those tokens into the waveform), so they are native: at speed 1.0 the
 24 kHz audio has 960 samples per token (25 tokens/s).
 
+A run shares one set of actors per model folder (``shared_client``): they are named after the
+folder in the ``duplexsynth`` namespace, created by the first caller (the generate driver, which
+then owns them for the run) and found by name by every worker and by later jobs on the cluster
+(validate re-rendering the rows), so the model is loaded once, not once per worker.
+
 A crashed actor (killed, out of memory) is restarted by Ray, which reloads the model and retries
 the call (``max_restarts`` / ``max_task_retries``): the same seeds give the same audio.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import random
 import uuid
@@ -24,9 +31,12 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REQUIRED_FILES", "CosyVoiceClient", "CosyVoiceRunner", "check_model_dir", "default_python"]
+__all__ = ["REQUIRED_FILES", "TOKENIZER_FILE", "CosyVoiceClient", "CosyVoiceRunner", "actor_name", "check_model_dir", "default_python",
+           "shared_client"]
+NAMESPACE = "duplexsynth"   # where the named actors live: any job on the cluster finds them
 
-REQUIRED_FILES = ("cosyvoice2.yaml", "llm.pt", "flow.pt", "hift.pt", "campplus.onnx", "speech_tokenizer_v2.onnx",
+TOKENIZER_FILE = "speech_tokenizer_v2.onnx"   # the model's S3 tokenizer (its LLM speaks in its codebook)
+REQUIRED_FILES = ("cosyvoice2.yaml", "llm.pt", "flow.pt", "hift.pt", "campplus.onnx", TOKENIZER_FILE,
                   "CosyVoice-BlankEN")
 PROMPT_RATE = 16000  # CosyVoice's front end hears the prompt at 16 kHz
 
@@ -62,7 +72,7 @@ class CosyVoiceRunner:
         with open(d / "cosyvoice2.yaml", encoding="utf-8") as f:
             cfg = load_hyperpyyaml(f, overrides={"qwen_pretrain_path": str(d / "CosyVoice-BlankEN")})
         self.frontend = CosyVoiceFrontEnd(cfg["get_tokenizer"], cfg["feat_extractor"], str(d / "campplus.onnx"),
-                                          str(d / "speech_tokenizer_v2.onnx"), str(d / "spk2info.pt"),
+                                          str(d / TOKENIZER_FILE), str(d / "spk2info.pt"),
                                           cfg["allowed_special"])
         self.sample_rate = int(cfg["sample_rate"])
         self.model = CosyVoice2Model(cfg["llm"], cfg["flow"], cfg["hift"], fp16=False)
@@ -142,7 +152,7 @@ class CosyVoiceClient:
     """
 
     def __init__(self, model_dir: str | Path, python: str | None = None, actors: int = 1,
-                 num_gpus: float | None = None, max_restarts: int = 3) -> None:
+                 num_gpus: float | None = None, max_restarts: int = 3, name: str | None = None) -> None:
         import ray
 
         d = check_model_dir(model_dir)
@@ -153,10 +163,15 @@ class CosyVoiceClient:
             env["py_executable"] = python
         if num_gpus is None:
             num_gpus = 1.0 if ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
-        cls = ray.remote(CosyVoiceRunner).options(num_gpus=num_gpus, num_cpus=1, runtime_env=env,
-                                                  max_restarts=max_restarts, max_task_retries=max_restarts)
+        opts: dict[str, Any] = dict(num_gpus=num_gpus, num_cpus=1, runtime_env=env, max_restarts=max_restarts,
+                                    max_task_retries=max_restarts)
+        cls = ray.remote(CosyVoiceRunner)
         self.model_dir = str(d)
-        self.actors = [cls.remote(str(d)) for _ in range(max(1, actors))]
+        if name is None:
+            self.actors = [cls.options(**opts).remote(str(d)) for _ in range(max(1, actors))]
+        else:   # named: an actor that exists already (this job's or another's) is reused, not reloaded
+            self.actors = [cls.options(**opts, name=f"{name}-{i}", namespace=NAMESPACE, get_if_exists=True)
+                           .remote(str(d)) for i in range(max(1, actors))]
 
     def __call__(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
         import ray
@@ -177,3 +192,15 @@ class CosyVoiceClient:
         import ray
 
         return ray.get([a.info.remote() for a in self.actors])
+
+
+def actor_name(model_dir: str | Path) -> str:
+    """The name a model folder's shared actors carry (suffixed -0, -1, ...): a hash of its resolved path."""
+    return "cosyvoice-" + hashlib.sha256(str(Path(model_dir).resolve()).encode()).hexdigest()[:12]
+
+
+@functools.cache
+def shared_client(model_dir: str, actors: int = 1) -> CosyVoiceClient:
+    """This process's client of the model folder's shared actors (Ray must be initialised: the
+    generate driver and its workers are; validate attaches first). One per process and folder."""
+    return CosyVoiceClient(model_dir, actors=actors, name=actor_name(model_dir))

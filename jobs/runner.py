@@ -46,12 +46,13 @@ from generators.llm import LLMFigures
 from jobs.llm_gate import gate_of, start_gates
 from jobs.lock import output_lock
 from jobs.shards import (
-    ShardPlan, check_shard, iter_plans, num_shards, preflight, run_shard, shard_paths, variety,
+    ShardPlan, check_shard, iter_plans, num_shards, preflight, run_shard, shard_paths, token_sources, tokenizer_path,
+    variety,
 )
 from pipeline.io import Store
 from schemas.config import LLM_KIND, ConfigError, RunConfig, dump_config, parse_config
 from schemas.errors import UsageError
-from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
+from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKEN_SOURCE_KEY, SPEECH_TOKENS_PER_SECOND
 
 MANIFEST = "manifest.json"
 CONFIG_FILE = "config.yaml"
@@ -289,12 +290,14 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
 
     n_shards = num_shards(cfg.num, cfg.shard_size)
     res = RunResult(out=store.display(), num=cfg.num, shards=n_shards,
-                    speech_tokens=cfg.speech_tokenizer.onnx_path is not None)
+                    speech_tokens=tokenizer_path(cfg) is not None)
     entries: dict[int, tuple] = {}     # compact manifest entries (_pack), a couple of hundred bytes a shard
     texts: list[str] = []
     t0 = time.perf_counter()
     started_ray, cpus = _init_ray(address, workers or 2)
     try:
+        # the run's CosyVoice actors, owned by this driver for the run; its workers find them by name
+        cosyvoice = _start_cosyvoice(cfg)  # noqa: F841 - held so the actors live until the run ends
         elastic = workers is None and max_in_flight is None and (address is not None or not started_ray)
         if workers is None:
             workers = cpus
@@ -365,6 +368,16 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
     return res
 
 
+def _start_cosyvoice(cfg: RunConfig) -> Any:
+    """The shared CosyVoice client when the run's voices use it (one model load per actor), else None."""
+    from generators.voice_bank import COSYVOICE, engines_used
+    c = cfg.voices.cosyvoice
+    if c is None or COSYVOICE not in engines_used(cfg.voices):
+        return None
+    from jobs.cosyvoice_actor import shared_client
+    return shared_client(str(c.model_dir), c.actors)
+
+
 def _pack(s: dict[str, Any]) -> tuple:
     """A shard's manifest entry in ~150 bytes (paths follow from the index, digests as bytes)."""
     return (s["rows"], s["failed"], bytes.fromhex(s["sha256"]),
@@ -395,7 +408,7 @@ def _short_error(err: BaseException) -> str:
 def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any]], res: RunResult) -> None:
     """manifest.json, streamed one shard entry at a time (a million shards never sit in memory as JSON)."""
     from pipeline.speech_tokens import tokenizer_identity
-    onnx = cfg.speech_tokenizer.onnx_path
+    onnx = tokenizer_path(cfg)
     head = {
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),
@@ -405,6 +418,8 @@ def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any
         "speech_tokens": f"s3 {SPEECH_TOKENS_PER_SECOND} Hz codebook {SPEECH_CODEBOOK}" if onnx is not None else "none: no speech tokenizer configured",
         "tts": {"backend": cfg.tts.backend},
     }
+    if cfg.voices.cosyvoice is not None and onnx is not None:   # other runs' manifests stay as they were
+        head[SPEECH_TOKEN_SOURCE_KEY] = token_sources(cfg)
     with store.open_atomic(MANIFEST) as f:
         f.write(json.dumps(head, indent=2, sort_keys=True)[:-2].encode())   # without the closing "\n}"
         f.write(b',\n  "shards": [')

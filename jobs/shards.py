@@ -22,10 +22,13 @@ from generators.registry import (check_sources, families_for, language_for, miss
                                  scenario_for, scenario_weights, source_for, trajectory_seed, trajectory_weights)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
+from generators.voice_bank import COSYVOICE, engine_of
+from jobs.cosyvoice_actor import TOKENIZER_FILE
 from jobs.twins import rows_with_twin
 from pipeline.io import Store
 from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
+from schemas.protocol import NATIVE_TOKENS, RETOKENIZED
 from schemas.config import DEFAULT_SCENARIOS, ESPEAK_CAST, ConfigError, RunConfig, VoicesConfig
 from schemas.trajectory import FailedRecord, TrajectoryRow
 from schemas.vocab import EventKind
@@ -115,18 +118,61 @@ def _tts_for_voices(voices_json: str) -> Any:
     """Keyed by the voices config alone: that is all `tts_for_voices` reads, and a backend's
     output is a pure function of (text, voice, rate), so sharing it across shards changes no byte."""
     from pipeline.tts import tts_for_voices
-    tts = tts_for_voices(VoicesConfig.model_validate_json(voices_json))   # espeak-ng, or a router over engines
+    voices = VoicesConfig.model_validate_json(voices_json)
+    clients = None
+    if voices.cosyvoice is not None:   # the run's shared CosyVoice actors (the driver started them)
+        from jobs.cosyvoice_actor import shared_client
+        actors = voices.cosyvoice.actors
+        clients = lambda d: shared_client(d, actors)   # noqa: E731
+    tts = tts_for_voices(voices, clients)   # espeak-ng, or a router over engines
     close = getattr(tts, "close", None)
     if close is not None:
         atexit.register(close)   # end its engine processes by their pids when this worker exits
     return tts
 
 
+def tokenizer_path(cfg: RunConfig) -> Path | None:
+    """The S3 tokenizer a run tokenizes its assistant channel with: the configured one, else, when
+    the assistant speaks CosyVoice, its model folder's own speech_tokenizer_v2.onnx (its tokens are
+    native where CosyVoice speaks; this one fills the rest: silence, other engines). None: no tokens."""
+    if cfg.speech_tokenizer.onnx_path is not None:
+        return cfg.speech_tokenizer.onnx_path
+    if cfg.voices.cosyvoice is not None and any(engine_of(v) == COSYVOICE for v in assistant_voices(cfg)):
+        return cfg.voices.cosyvoice.model_dir / TOKENIZER_FILE
+    return None
+
+
+def assistant_voices(cfg: RunConfig) -> list[str]:
+    """The voice ids the assistant can speak with in this run's languages: per language the
+    configured `voices.assistant` where it speaks it, else the cast's (as generators/voices draws)."""
+    from generators.voice_bank import by_id, cast_for
+    known = by_id(cfg.voices)
+    out: list[str] = []
+    for code in cfg.language_weights():
+        mine = cfg.voices.assistant
+        if mine in known and known[mine].language == code:
+            out.append(mine)
+            continue
+        lc = cast_for(cfg.voices.cast, code)
+        out += [lc.assistant] if isinstance(lc.assistant, str) else lc.assistant
+    return sorted(set(out))
+
+
+def token_sources(cfg: RunConfig) -> dict[str, str]:
+    """{assistant voice: native | retokenized} (manifest `speech_token_source`): CosyVoice's own
+    tokens at speed 1.0, the tokenizer's everywhere else. Empty without tokens."""
+    if tokenizer_path(cfg) is None:
+        return {}
+    native = cfg.voices.cosyvoice is not None and cfg.voices.cosyvoice.speed == 1.0
+    return {v: NATIVE_TOKENS if native and engine_of(v) == COSYVOICE else RETOKENIZED for v in assistant_voices(cfg)}
+
+
 def load_tokenizer(cfg: RunConfig) -> Any | None:
-    if cfg.speech_tokenizer.onnx_path is None:
+    path = tokenizer_path(cfg)
+    if path is None:
         return None
     from pipeline.speech_tokens import S3SpeechTokenizer
-    return S3SpeechTokenizer(cfg.speech_tokenizer.onnx_path)
+    return S3SpeechTokenizer(path)
 
 
 def check_languages(cfg: RunConfig) -> list[str]:
@@ -196,11 +242,40 @@ def preflight(cfg: RunConfig) -> list[str]:
         except TokenizerModelError as err:
             raise ConfigError(f"speech_tokenizer.onnx_path: {err}") from None
     from generators.voice_bank import check_config as check_voices
+    check_cosyvoice(cfg)
     check_voices(cfg)
     check_voices_installed(cfg)
     check_source(cfg)
     check_corpus_source(cfg)
     return check_languages(cfg) + check_sources(cfg)
+
+
+def check_cosyvoice(cfg: RunConfig) -> None:
+    """Refuse, before anything is written, a CosyVoice model folder that lacks a file, a voice whose
+    prompt recording or transcript is missing, and a speed that needs a tokenizer none names."""
+    c = cfg.voices.cosyvoice
+    if c is None:
+        return
+    from jobs.cosyvoice_actor import check_model_dir
+    from generators.voice_bank import voices_used
+    from pipeline.tts.cosyvoice import PREFIX, load_prompt
+    try:
+        check_model_dir(c.model_dir)
+    except ValueError as err:
+        raise ConfigError(f"voices.cosyvoice.model_dir: {err}") from None
+    for v in voices_used(cfg.voices, cfg.language_weights()):
+        if v.startswith(PREFIX):
+            try:
+                load_prompt(Path(c.model_dir), v[len(PREFIX):])
+            except ValueError as err:
+                raise ConfigError(f"voices: {err}") from None
+            except RuntimeError as err:   # soundfile: not a readable recording
+                raise ConfigError(f"voices: cosyvoice voice {v!r}: {c.model_dir}/prompts/{v[len(PREFIX):]}.wav "
+                                  f"is not readable audio ({str(err).splitlines()[0] if str(err) else type(err).__name__})") from None
+    if c.speed != 1.0 and cfg.speech_tokenizer.onnx_path is None and \
+            any(engine_of(v) == COSYVOICE for v in assistant_voices(cfg)):
+        raise ConfigError(f"voices.cosyvoice.speed: {c.speed} time-stretches the audio, so the assistant's "
+                          "speech tokens must be retokenized: set speech_tokenizer.onnx_path (or speed 1.0 for native tokens)")
 
 
 def check_voices_installed(cfg: RunConfig) -> None:

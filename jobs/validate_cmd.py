@@ -10,15 +10,22 @@ Checking a row re-composes and re-renders it (rule 4, meta.timeline), so shards 
 order, and the driver alone numbers rows and finds duplicate ids, so the report and the exit code
 are the same for any worker count. A spawned worker first imports the whole pipeline (about what
 checking a few rows costs), so by default a small dataset is checked in this process.
+
+Rows spoken with CosyVoice are re-rendered by its model: this process attaches to Ray (the
+cluster RAY_ADDRESS names, else an embedded one) and uses the model folder's shared actors
+(jobs/cosyvoice_actor.shared_client; a generate still running on the cluster lends its own), and
+such a dataset is checked in this one process, so the model is loaded once.
 """
 from __future__ import annotations
 
 import argparse
+import functools
+import json
 import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 ROWS_PER_WORKER = 8   # default: a worker only for every 8 rows, so its start-up is repaid
 
@@ -58,6 +65,36 @@ def default_workers(shards: int, rows: int) -> int:
     return max(1, min(cores, shards, rows // ROWS_PER_WORKER))
 
 
+def _speaks_cosyvoice(identity: Any) -> bool:
+    from pipeline.tts import CosyVoiceBackend
+    if not isinstance(identity, dict):
+        return False
+    engines = identity.get("engines") if isinstance(identity.get("engines"), dict) else {}
+    return identity.get("backend") == CosyVoiceBackend.name or any(_speaks_cosyvoice(e) for e in engines.values())
+
+
+@functools.lru_cache(maxsize=8)
+def _cosyvoice_tts(identity_json: str) -> Any:
+    """The backend a CosyVoice row's meta.tts names, reaching the model through its shared actors."""
+    import ray
+
+    from jobs.cosyvoice_actor import shared_client
+    from jobs.runner import _init_ray
+    from pipeline.tts import tts_from_identity
+    if not ray.is_initialized():
+        _init_ray(os.environ.get("RAY_ADDRESS") or None, 2)
+    return tts_from_identity(json.loads(identity_json), shared_client)
+
+
+def rerender_tts(meta: str) -> Any:
+    """The TTS validate re-renders a row with: None (meta.tts rebuilt as always) unless it names CosyVoice."""
+    try:
+        identity = json.loads(meta).get("tts")
+    except (ValueError, AttributeError):
+        return None
+    return _cosyvoice_tts(json.dumps(identity, sort_keys=True)) if _speaks_cosyvoice(identity) else None
+
+
 def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
     """Every row of one shard against DESIGN §5, in row order (a worker's task: it reads the shard itself)."""
     import pyarrow as pa
@@ -86,7 +123,8 @@ def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
             out.append(RowReport(None, [Finding("schema", f"{path} row {k}: not a valid trajectory row "
                                                           f"({(str(err).splitlines() or [''])[0]})")]))
             continue
-        viols = validate_row(row, expect_tokens=expect_tokens, recompose=True)   # rule 4 re-composes
+        viols = validate_row(row, expect_tokens=expect_tokens, recompose=True,   # rule 4 re-composes
+                             tts=rerender_tts(row.meta))
         out.append(RowReport(row.id, [Finding(v.rule, str(v)) for v in viols]))
         if twin_meta_key in row.meta:   # a contrastive twin: its pair is checked once the shard is read
             paired.append(row)
@@ -133,6 +171,8 @@ def validate_dataset(root: Path, workers: int | None = None) -> tuple[int, list[
     expect_tokens = manifest.get("speech_tokenizer") is not None
     paths = [str(p) for p in check.shards]
     n = default_workers(len(paths), check.rows) if workers is None else workers
+    if isinstance(config, dict) and (config.get("voices") or {}).get("cosyvoice"):
+        n = 1   # one process, one attachment to the model's actors
     rows = 0
     seen: set[str] = set()
     for reports in _check_shards(paths, expect_tokens, n):

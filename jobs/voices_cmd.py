@@ -9,9 +9,9 @@ import json
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("voices", help="list the voice bank: engine, id, language, gender, licence, sample rate",
                        description="Every voice a run can speak with (generators/voice_bank.yaml plus the Piper "
-                                   "folders of --config's voices.piper_dirs), whether its engine is installed "
+                                   "folders of --config's voices.piper_dirs and the prompts of its voices.cosyvoice model), whether its engine is installed "
                                    "here, and how the default cast uses it. Name voices in a config's `voices:` by id.")
-    p.add_argument("--config", help="YAML run config whose voices.piper_dirs join the bank")
+    p.add_argument("--config", help="YAML run config whose voices.piper_dirs and voices.cosyvoice join the bank")
     p.add_argument("--language", help="only voices of this language code (en, zh)")
     p.add_argument("--json", action="store_true", help="print the voices as JSON lines")
     p.set_defaults(func=run)
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def installed(engine: str, source: str) -> bool:
     """Whether the engine (and for a voice wheel, the wheel) is installed in this environment."""
-    from generators.voice_bank import FLITE, PIPER, RHVOICE
+    from generators.voice_bank import COSYVOICE, FLITE, PIPER, RHVOICE
 
     if engine == FLITE:
         from pipeline.tts.flite import flite_available
@@ -27,6 +27,9 @@ def installed(engine: str, source: str) -> bool:
     if engine == RHVOICE:
         from pipeline.tts.rhvoice import rhvoice_available
         return rhvoice_available()   # Debian's librhvoice5 + rhvoice-english
+    if engine == COSYVOICE:   # its own venv (setup.sh --cosyvoice), or cosyvoice in this one
+        from jobs.cosyvoice_actor import default_python
+        return default_python() is not None or importlib.util.find_spec("cosyvoice") is not None
     if engine != PIPER:
         return True   # espeak-ng comes with our own dependencies
     if importlib.util.find_spec("piper") is None:

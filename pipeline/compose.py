@@ -56,6 +56,7 @@ class Timeline:
     words: list[Word]
     stats: dict[str, Any] = field(default_factory=dict)
     scene: Scene | None = None  # the scene as placed: a visual_change's change moved to its frame (VisualCut)
+    speak: mixer.Speak | None = None   # the cached speaker the tracks were rendered with (native tokens)
 
     @property
     def sample_rate(self) -> int:
@@ -234,7 +235,7 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
     words = sorted(p.words, key=lambda w: (w.start_s, w.event_id))
     stats = {"response_gaps_s": [round(g, 4) for g in st.log.gaps], **st.log.user_timing, **_control_summary(st)}
     spec = TimelineSpec(sample_rate=sample_rate, unit_samples=c.U, num_units=num_units, tracks=tuple(p.tracks))
-    return Timeline(spec, p.audio, events, words, stats, st.scene)
+    return Timeline(spec, p.audio, events, words, stats, st.scene, st.speak)
 
 
 # ----------------------------------------------------------------------------- ordering

@@ -19,11 +19,13 @@ from pipeline import mixer, rooms
 from pipeline.compose import Synthesizer, Timeline, compose
 from pipeline.frames import render_frames
 from pipeline.io import encode_flac
+from pipeline.native_tokens import overlay_native
 from pipeline.scene import draw_scene, noise_events, snr_masks
 from pipeline.units import slice_units
 from schemas.decode_budget import DECODE_META_KEY, DECODE_MS_PER_STEP
 from schemas.config import RunConfig
 from schemas.language import language
+from schemas.protocol import SPEECH_TOKEN_SOURCE_KEY
 from schemas.provenance import SOURCE_META_KEY
 from schemas.script import Script
 from schemas.timeline import META_KEY, MicScene, Stem
@@ -65,6 +67,9 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts, script.language)
     events = tl.events + noise_evs
     tokens = tokenizer.tokenize(assistant, cfg.sample_rate) if tokenizer is not None else None
+    token_source: dict[str, str] = {}
+    if tokens is not None and tl.speak is not None:   # an engine's own tokens (CosyVoice) where it speaks
+        tokens, token_source = overlay_native(tokens, tl.spec.tracks, tl.speak, cfg.sample_rate)
     units = slice_units(events, tl.words, tl.num_units, cfg.unit_s, cfg.sample_rate, tokens, language(script.language))
     frames = ([] if script.scene is None
               else render_frames(script.scene, tl.num_units, cfg.vision.frame_size, seed))
@@ -81,6 +86,8 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     }
     if source is not None:
         meta[SOURCE_META_KEY] = source
+    if cfg.voices.cosyvoice is not None and tokens is not None:   # other runs' meta stays as it was
+        meta[SPEECH_TOKEN_SOURCE_KEY] = token_source
     if cfg.decode_budget.ms_per_step != DECODE_MS_PER_STEP:   # the default rate is recorded nowhere (bytes as before)
         meta[DECODE_META_KEY] = {"ms_per_step": cfg.decode_budget.ms_per_step}
     return TrajectoryRow(

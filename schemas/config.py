@@ -453,6 +453,27 @@ DEFAULT_CAST = "natural"
 ESPEAK_CAST = "espeak"
 
 
+class CosyVoiceConfig(_Strict):
+    """A local CosyVoice 2 model folder (never downloaded) whose `prompts/<speaker>.wav` + `.txt`
+    join the voice bank as `cosyvoice:<speaker>` (zero-shot clones). `speed` 1.0 keeps the
+    assistant's speech tokens native (the ones CosyVoice's LLM generated); another speed
+    time-stretches the audio, so its tokens must be retokenized (`speech_tokenizer.onnx_path`).
+    `actors`: long-lived model processes (one model load each; one GPU each when Ray has GPUs)."""
+
+    model_dir: Path
+    speed: Num = Field(1.0, ge=0.5, le=2.0)
+    actors: Int = Field(1, ge=1, le=64)
+
+    @field_validator("model_dir")
+    @classmethod
+    def _has_prompts(cls, v: Path) -> Path:
+        if not Path(v).is_dir():
+            raise ValueError(f"folder not found: {v} (a CosyVoice model folder is never downloaded)")
+        if not (Path(v) / "prompts").is_dir():
+            raise ValueError(f"{v} has no prompts/ folder (prompts/<speaker>.wav + .txt are its voices)")
+        return v
+
+
 class VoicesConfig(_Strict):
     """Which voices of the voice bank (generators/voice_bank.yaml; `duplexsynth voices`) speak a run.
 
@@ -464,13 +485,15 @@ class VoicesConfig(_Strict):
     and background talkers, drawn from each trajectory's own seed; a language none of whose voices
     is named keeps the cast's people. `piper_dirs`: folders of Piper voices (`<name>.onnx` +
     `<name>.onnx.json`), which join the bank as `piper:<name>` (`#<speaker>` for multi-speaker models).
-    A default `cast` is left out of the dump, so configs that name their voices hash as before casts.
+    `cosyvoice`: a local CosyVoice 2 model folder whose prompts join the bank as `cosyvoice:<speaker>`.
+    A default `cast` and an unset `cosyvoice` are left out of the dump, so configs hash as before them.
     """
 
     cast: str = Field(DEFAULT_CAST, min_length=1)
     assistant: str | None = None
     people: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] | None = None
     piper_dirs: list[Path] = Field(default_factory=list)
+    cosyvoice: CosyVoiceConfig | None = None
 
     @field_validator("people")
     @classmethod
@@ -492,6 +515,8 @@ class VoicesConfig(_Strict):
         out: dict[str, Any] = handler(self)
         if self.cast == DEFAULT_CAST:
             out.pop("cast", None)
+        if self.cosyvoice is None:
+            out.pop("cosyvoice", None)
         return out
 
 

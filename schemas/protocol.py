@@ -8,6 +8,11 @@ from __future__ import annotations
 # S3 speech tokens (CosyVoice 2/3): 25 per second, codebook 3^8.
 SPEECH_TOKENS_PER_SECOND = 25
 SPEECH_CODEBOOK = 6561
+# Where an assistant voice's speech tokens come from (manifest and row meta `speech_token_source`):
+# `native`, the tokens the TTS engine's own LLM generated for that audio (CosyVoice at speed 1.0),
+# or `retokenized`, the speech tokenizer run on the rendered audio (every other engine).
+SPEECH_TOKEN_SOURCE_KEY = "speech_token_source"
+NATIVE_TOKENS, RETOKENIZED = "native", "retokenized"
 # Whisper-medium audio encoder after 5x pooling: embeddings per second of user audio.
 AUDIO_EMBEDS_PER_SECOND = 10
 # A delegate request: at most this many characters of plain language.

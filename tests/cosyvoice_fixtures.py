@@ -16,6 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
+# A random-init LLM almost never samples its end-of-speech id, so it would speak up to
+# max_token_text_ratio (20) tokens per text token: a 25-word line becomes 24 s of audio and
+# minutes of CPU. Its logits have std ~0.6 and the top 25 sit near +1.5..+2.1, so +4 on the EOS
+# logit gives EOS ~30% of the top-25 sampling mass: once past CosyVoice's minimum (2 tokens per
+# text token; before it, EOS is resampled away), a line stops a few tokens later.
+SPEECH_EOS = 6561   # Qwen2LM's end-of-speech id (speech_token_size)
+EOS_BIAS = 4.0
+
 TINY_YAML = """\
 sample_rate: 24000
 llm_input_size: 64
@@ -189,6 +197,8 @@ def build_tiny_cosyvoice2(out: Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     with open(out / "cosyvoice2.yaml", encoding="utf-8") as f:
         cfg = load_hyperpyyaml(f, overrides={"qwen_pretrain_path": str(out / "CosyVoice-BlankEN")})
+    with torch.no_grad():   # stop soon after CosyVoice's minimum length (see EOS_BIAS)
+        cfg["llm"].llm_decoder.bias[SPEECH_EOS] += EOS_BIAS
     torch.save(cfg["llm"].state_dict(), out / "llm.pt")
     torch.save(cfg["flow"].state_dict(), out / "flow.pt")
     torch.save(cfg["hift"].state_dict(), out / "hift.pt")

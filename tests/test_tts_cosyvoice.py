@@ -1,13 +1,17 @@
 """CosyVoice 2 through the real actor path: a tiny random-init model, real inference code, real Ray.
 
 The model folder is built here (tests/cosyvoice_fixtures.py, in the CosyVoice venv that
-``scripts/setup.sh --test`` makes); the actors run in that venv through ``py_executable``. A
-real-weights test runs only when DUPLEXSYNTH_COSYVOICE_DIR names a CosyVoice2-0.5B folder.
+``scripts/setup.sh --test`` makes); the actors run in that venv through ``py_executable``, on the
+session's Ray head (conftest `ray_head`), named as a run's shared actors are, so the end-to-end
+`generate` + `validate` here finds the loaded model instead of loading its own. A real-weights
+test runs only when DUPLEXSYNTH_COSYVOICE_DIR names a CosyVoice2-0.5B folder.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,13 +19,18 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 import soundfile as sf
 
-from jobs.cosyvoice_actor import CosyVoiceClient, check_model_dir, default_python
+from jobs.cli import main
+from jobs.cosyvoice_actor import CosyVoiceClient, actor_name, check_model_dir, default_python
 from pipeline.tts.cosyvoice import NATIVE_RATE, TOKENS_PER_S, CosyVoiceBackend
 from schemas.language import LANGUAGES
+from schemas.protocol import NATIVE_TOKENS, SPEECH_TOKEN_SOURCE_KEY
 from schemas.script import VoiceSpec
+from schemas.timeline import META_KEY, Stem
+from schemas.vocab import Decision
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = os.environ.get("DUPLEXSYNTH_COSYVOICE_PYTHON") or default_python(ROOT)
@@ -53,10 +62,13 @@ def bank(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    """One local Ray and one actor for the module (the crash test kills and Ray restarts it). The
-    tiny model folder is built in the CosyVoice venv while Ray starts: neither waits on the other."""
+def client(tmp_path_factory, ray_head):
+    """One actor for the module on the session's Ray head (the crash test kills and Ray restarts
+    it), named as jobs.cosyvoice_actor.shared_client names a run's. The tiny model folder is built
+    in the CosyVoice venv while this process attaches: neither waits on the other."""
     import ray
+
+    from jobs.ray_cluster import prepare_client_auth
     assert not ray.is_initialized()
     out = tmp_path_factory.mktemp("cosy") / "CosyVoice2-tiny"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -64,15 +76,18 @@ def client(tmp_path_factory):
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         try:
-            ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-                     object_store_memory=200 * 1024 * 1024)
+            prepare_client_auth()
+            ray.init(address=ray_head, log_to_driver=False)
             log, _ = build.communicate(timeout=300)
         finally:
             if build.poll() is None:
                 build.kill()
                 build.wait()
         assert build.returncode == 0, log.decode(errors="replace")[-3000:]
-        yield CosyVoiceClient(check_model_dir(out), python=PYTHON, actors=1)
+        c = CosyVoiceClient(check_model_dir(out), python=PYTHON, actors=1, name=actor_name(out))
+        yield c
+        for a in c.actors:   # its CPU back to the head's other tests now, not at session end
+            ray.kill(a, no_restart=True)
     finally:
         ray.shutdown()
 
@@ -144,6 +159,58 @@ def test_missing_model_folder_and_voice_are_one_line_errors(tmp_path, bank):
         backend.request("hi.", VoiceSpec(name="cosyvoice:bob"))
     with pytest.raises(ValueError, match="not a cosyvoice voice"):
         backend.request("hi.", VoiceSpec(name="en-us"))
+
+
+def _channel_tokens(row: dict, per_unit: int) -> np.ndarray:
+    """The assistant channel's tokens on the 25 Hz grid, as the units carry them (-1: a listening unit)."""
+    out = np.full((len(row["units"]) + 1) * per_unit, -1, dtype=np.int64)
+    for u in row["units"]:
+        if u["decision"] == Decision.SPEAK:
+            k = (u["index"] + 1) * per_unit
+            out[k:k + len(u["speech_tokens"])] = u["speech_tokens"]
+    return out
+
+
+def _matches(channel: np.ndarray, native: np.ndarray, at: int) -> int:
+    seg = channel[max(0, at):at + len(native)]
+    return int(np.sum(seg == native[max(0, -at):max(0, -at) + len(seg)]))
+
+
+def test_generate_with_a_cosyvoice_assistant_has_native_tokens_and_validates(client, bank, tmp_path, capsys):
+    """A run config naming the model folder: the assistant speaks cosyvoice:alice, its rows carry the
+    tokens the actor generated for each of its lines where the line sounds, the manifest and the
+    rows say native, and `validate` (re-rendering through the same shared actor) passes. No speech
+    tokenizer is configured: the model folder's own fills the channel where CosyVoice is silent."""
+    model = Path(client.model_dir)
+    shutil.copytree(bank / "prompts", model / "prompts", dirs_exist_ok=True)
+    cfg = tmp_path / "cosy.yaml"
+    cfg.write_text(json.dumps({"voices": {"cast": "espeak", "assistant": "cosyvoice:alice",
+                                          "cosyvoice": {"model_dir": str(model)}}}), encoding="utf-8")
+    out = tmp_path / "d"
+    assert main(["generate", "--config", str(cfg), "--num", "2", "--shard-size", "2", "--scenario", "turn_taking",
+                 "--out", str(out), "--no-progress"]) == 0
+    assert main(["validate", str(out)]) == 0, capsys.readouterr()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest[SPEECH_TOKEN_SOURCE_KEY] == {"cosyvoice:alice": NATIVE_TOKENS}
+    assert manifest["speech_tokenizer"]["file"] == "speech_tokenizer_v2.onnx"
+    rows = pq.read_table(out / "shards" / "shard-00000.parquet").to_pylist()
+    assert len(rows) == 2
+    backend = CosyVoiceBackend(client, model, language=None)
+    for row in rows:
+        meta = json.loads(row["meta"])
+        assert meta[SPEECH_TOKEN_SOURCE_KEY] == {"cosyvoice:alice": NATIVE_TOKENS}
+        per_unit = round(TOKENS_PER_S * row["unit_s"])
+        channel = _channel_tokens(row, per_unit)
+        tracks = [t for t in meta[META_KEY]["tracks"] if t["stem"] == Stem.ASSISTANT]
+        assert tracks
+        for t in tracks:
+            voice = VoiceSpec.model_validate(t["source"]["voice"])
+            assert voice.name == "cosyvoice:alice"
+            [res] = client([backend.request(t["source"]["text"], voice)])
+            native = res["speech_tokens"].astype(np.int64)
+            at = round(t["offset"] / row["sample_rate"] * TOKENS_PER_S)   # where the line starts, 25 Hz
+            best = max(_matches(channel, native, at + s) for s in range(-2, 3))
+            assert best >= len(native) - 2, (best, len(native))   # all but the trimmed edges, in order
 
 
 @pytest.mark.skipif(not os.environ.get("DUPLEXSYNTH_COSYVOICE_DIR"),

@@ -3,19 +3,23 @@
 ``base`` defines the interface (:class:`WordTiming`, :class:`Synthesis`, :class:`TTSBackend`);
 ``espeak`` is the fast CPU backend used by default; ``piper`` speaks Piper neural voices,
 ``flite`` the CMU clustergen voices and ``rhvoice`` RHVoice's LGPL English voices, each from a
-worker process of its own (``worker``). A backend speaks with the script's ``schemas.script.VoiceSpec``; a run whose voices
+worker process of its own (``worker``); ``cosyvoice`` CosyVoice 2 zero-shot clones, whose model
+runs in Ray actors that jobs/ starts (this package never imports Ray: the caller hands in a
+``cosyvoice_client(model_dir) -> client`` factory). A backend speaks with the script's ``schemas.script.VoiceSpec``; a run whose voices
 span engines gets a :class:`VoiceRouter`, which hands each voice to the engine its name says
 (generators/voice_bank.py ``engine_of``).
 """
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from generators.voice_bank import ESPEAK, FLITE, PIPER, RHVOICE, engine_of, engines_used
+from generators.voice_bank import COSYVOICE, ESPEAK, FLITE, PIPER, RHVOICE, engine_of, engines_used
 from schemas.config import VoicesConfig
 from schemas.script import VoiceSpec
 
 from .base import CachedTTS, Synthesis, TTSBackend, WordTiming
+from .cosyvoice import CosyVoiceBackend
 from .espeak import DEFAULT_VOICES, EspeakBackend, list_voices
 
 
@@ -45,7 +49,15 @@ class VoiceRouter:
                 close()
 
 
-def tts_for_voices(cfg: VoicesConfig) -> TTSBackend:
+# model_dir -> the callable that speaks CosyVoice requests (jobs.cosyvoice_actor.shared_client)
+CosyVoiceClients = Callable[[str], Any]
+
+
+def _no_cosyvoice_client(model_dir: str) -> Any:
+    raise ValueError(f"cosyvoice voices need the model's actors (jobs/ starts them for {model_dir}); none given here")
+
+
+def tts_for_voices(cfg: VoicesConfig, cosyvoice_client: CosyVoiceClients | None = None) -> TTSBackend:
     """The backend a run's voices need: espeak-ng alone (as always) unless they name other engines."""
     used = engines_used(cfg)
     if used == {ESPEAK}:
@@ -63,11 +75,17 @@ def tts_for_voices(cfg: VoicesConfig) -> TTSBackend:
         from .rhvoice import RHVoiceBackend
 
         engines[RHVOICE] = RHVoiceBackend()
+    if COSYVOICE in used and cfg.cosyvoice is not None:
+        d = str(cfg.cosyvoice.model_dir)
+        engines[COSYVOICE] = CosyVoiceBackend((cosyvoice_client or _no_cosyvoice_client)(d), d, language=None,
+                                              speed=cfg.cosyvoice.speed, model=Path(d).name, model_dir=d)
     return VoiceRouter(engines)
 
 
-def tts_from_identity(identity: dict[str, Any] | None) -> TTSBackend | None:
-    """The backend a row's meta["tts"] names, rebuilt to re-render its speech (None if unknown here)."""
+def tts_from_identity(identity: dict[str, Any] | None,
+                      cosyvoice_client: CosyVoiceClients | None = None) -> TTSBackend | None:
+    """The backend a row's meta["tts"] names, rebuilt to re-render its speech (None if unknown here,
+    or CosyVoice without a `cosyvoice_client` factory to reach its model with)."""
     if not identity:
         return None
     if identity.get("backend") == "espeak-ng":
@@ -87,8 +105,14 @@ def tts_from_identity(identity: dict[str, Any] | None) -> TTSBackend | None:
         from .rhvoice import RHVoiceBackend
 
         return RHVoiceBackend(**{k: identity[k] for k in ("target_rms_dbfs", "peak_limit") if k in identity})
+    if identity.get("backend") == CosyVoiceBackend.name:
+        if cosyvoice_client is None or not identity.get("model_dir"):
+            return None
+        keys = ("language", "speed", "instruct", "model", "model_dir")
+        return CosyVoiceBackend(cosyvoice_client(identity["model_dir"]), identity["voice_bank"],
+                                **{k: identity[k] for k in keys if k in identity})
     if identity.get("backend") == VoiceRouter.name:
-        engines = {k: tts_from_identity(v) for k, v in (identity.get("engines") or {}).items()}
+        engines = {k: tts_from_identity(v, cosyvoice_client) for k, v in (identity.get("engines") or {}).items()}
         if any(e is None for e in engines.values()):
             return None
         return VoiceRouter({k: e for k, e in engines.items() if e is not None})

@@ -73,6 +73,11 @@ class Synthesis:
     audio: np.ndarray  # float32, mono, in [-1, 1], at sample_rate
     sample_rate: int
     words: tuple[WordTiming, ...]
+    # The engine's own S3 speech tokens for this audio (25 Hz; CosyVoice's LLM output), or None
+    # when it has none (the speech tokenizer then tokenizes the rendered channel). Token j starts at
+    # tokens_start_s + j / 25 s from audio[0]: negative when the engine's leading silence was trimmed.
+    speech_tokens: np.ndarray | None = None
+    tokens_start_s: float = 0.0
 
     @property
     def duration_s(self) -> float:

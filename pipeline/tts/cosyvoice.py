@@ -10,6 +10,11 @@ Voices come from a voice-bank folder: ``prompts/<speaker>.wav`` and its transcri
 ``prompts/<speaker>.txt``; ``VoiceSpec.name`` is ``cosyvoice:<speaker>``. The seed of each
 utterance is a hash of what is said and who says it, so the same line always gives the same bytes.
 
+At speed 1.0 each Synthesis carries those tokens (``speech_tokens``, and where token 0 falls after
+the trim, ``tokens_start_s``), so a row's assistant tokens are native (pipeline/native_tokens.py);
+at another speed the audio is time-stretched and they no longer match it, so none are handed on.
+``language`` None reads each voice's language off its prompt transcript (a run speaking en and zh).
+
 Word timings come from a CTC forced aligner (pipeline/tts/aligner.py) when one is given, else
 they are an estimate (spoken characters spread over the loud span of the audio); identity() says
 which, so a manifest never passes an estimate off as an aligner's.
@@ -24,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from generators.voice_bank import prompt_language
+from schemas.protocol import NATIVE_TOKENS, RETOKENIZED
 from schemas.script import VoiceSpec
 
 from .base import SILENCE_DBFS, Synthesis, content_seed, dist_version, level_and_trim
@@ -69,9 +76,9 @@ class CosyVoiceBackend:
 
     name = "cosyvoice2"
 
-    def __init__(self, client: Client, voice_bank: str | Path, language: str = "en", speed: float = 1.0,
+    def __init__(self, client: Client, voice_bank: str | Path, language: str | None = "en", speed: float = 1.0,
                  instruct: str | None = None, model: str = "CosyVoice2-0.5B", target_rms_dbfs: float = -20.0,
-                 peak_limit: float = 0.89, aligner: Any = None) -> None:
+                 peak_limit: float = 0.89, aligner: Any = None, model_dir: str | None = None) -> None:
         if not 0.5 <= speed <= 2.0:
             raise ValueError(f"cosyvoice speed must be within 0.5..2.0, got {speed}")
         self.client = client
@@ -81,6 +88,7 @@ class CosyVoiceBackend:
         self.language, self.speed, self.instruct, self.model = language, float(speed), instruct, model
         self.target_rms_dbfs, self.peak_limit = target_rms_dbfs, peak_limit
         self.aligner = aligner   # a pipeline.tts.aligner.CtcAligner, or None: estimated word times
+        self.model_dir = model_dir   # the folder the client's actors load (recorded, so validate can reload it)
         self._prompts: dict[str, VoicePrompt] = {}
 
     def speaker_of(self, voice: VoiceSpec) -> str:
@@ -98,7 +106,7 @@ class CosyVoiceBackend:
         if not text.strip():
             raise ValueError("cosyvoice cannot speak empty text")
         p = self.prompt(self.speaker_of(voice))
-        form = spoken_form(text, self.language)
+        form = spoken_form(text, self.language_of(voice))
         key = {"text": form.text, "speaker": p.speaker, "speed": self.speed, "instruct": self.instruct}
         seed = content_seed(key)
         req: dict[str, Any] = {"text": form.text, "prompt_text": p.text, "prompt_wav": p.wav,
@@ -107,11 +115,16 @@ class CosyVoiceBackend:
             req["instruct"] = self.instruct
         return req
 
-    def shape(self, text: str, result: dict[str, Any], sample_rate: int) -> Synthesis:
-        """A result levelled, trimmed and resampled to ``sample_rate`` with estimated word times."""
-        form = spoken_form(text, self.language)
+    def language_of(self, voice: VoiceSpec) -> str:
+        """The backend's language, or (None) the one the voice's prompt transcript is written in."""
+        return self.language or prompt_language(self.prompt(self.speaker_of(voice)).text)
+
+    def shape(self, text: str, result: dict[str, Any], sample_rate: int, language: str | None = None) -> Synthesis:
+        """A result levelled, trimmed and resampled to ``sample_rate`` with estimated word times; at
+        speed 1.0 it carries the result's native tokens, placed after the trim."""
+        form = spoken_form(text, language or self.language or "en")
         sr = int(sample_rate)
-        y, loud, _ = level_and_trim(result["audio"], int(result["sample_rate"]), sr, self.target_rms_dbfs,
+        y, loud, first = level_and_trim(result["audio"], int(result["sample_rate"]), sr, self.target_rms_dbfs,
                                     self.peak_limit, "cosyvoice", text)
         n = len(y)
         span = max(1, len(form.text))
@@ -122,15 +135,17 @@ class CosyVoiceBackend:
             onsets = [(off, smp) for off, smp in self.aligner.char_onsets(y, sr, form.text) if off in first]
         else:
             onsets = [(off, min(n - 1, round(off / span * n))) for off in starts]
-        return Synthesis(audio=y, sample_rate=sr, words=word_timings(form, onsets, loud, n, sr))
+        native = np.asarray(result["speech_tokens"], dtype=np.int32) if self.speed == 1.0 else None
+        return Synthesis(audio=y, sample_rate=sr, words=word_timings(form, onsets, loud, n, sr),
+                         speech_tokens=native, tokens_start_s=-first / sr)
 
     def synthesize_many(self, items: Sequence[tuple[str, VoiceSpec]], sample_rate: int
                         ) -> list[tuple[Synthesis, np.ndarray]]:
         """Several lines (several trajectories' turns) in one actor call: (synthesis, native S3 tokens)."""
         reqs = [self.request(t, v) for t, v in items]
         results = self.client(reqs)
-        return [(self.shape(t, r, sample_rate), np.asarray(r["speech_tokens"], dtype=np.int32))
-                for (t, _), r in zip(items, results)]
+        return [(self.shape(t, r, sample_rate, self.language_of(v)), np.asarray(r["speech_tokens"], dtype=np.int32))
+                for (t, v), r in zip(items, results)]
 
     def synthesize(self, text: str, voice: VoiceSpec, sample_rate: int) -> Synthesis:
         """Speak ``text`` with the voice bank's prompt ``voice``."""
@@ -139,9 +154,9 @@ class CosyVoiceBackend:
     def identity(self) -> dict[str, Any]:
         """Everything that determines the output, for dataset manifests."""
         return {"backend": self.name, "model": self.model, "cosyvoice": dist_version("cosyvoice-minicpmo"),
-                "voice_bank": str(self.bank), "language": self.language, "speed": self.speed,
+                "voice_bank": str(self.bank), "model_dir": self.model_dir, "language": self.language, "speed": self.speed,
                 "instruct": self.instruct, "native_rate": NATIVE_RATE, "silence_dbfs": SILENCE_DBFS,
                 "resampler": f"soxr {dist_version('soxr')} HQ", "text": "spoken form",
                 "word_timing": self.aligner.identity() if self.aligner is not None
                 else "estimate (spoken characters over the loud span)",
-                "speech_tokens": "native" if self.speed == 1.0 else "retokenized"}
+                "speech_tokens": NATIVE_TOKENS if self.speed == 1.0 else RETOKENIZED}
