@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import random
 import uuid
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +35,20 @@ import numpy as np
 
 __all__ = ["REQUIRED_FILES", "TOKENIZER_FILE", "CosyVoiceClient", "CosyVoiceRunner", "actor_name", "check_model_dir", "default_python",
            "shared_client"]
+RECENT = 64   # results an actor keeps (about 64 x 10 s of 24 kHz float32: 60 MB)
 NAMESPACE = "duplexsynth"   # where the named actors live: any job on the cluster finds them
 
 TOKENIZER_FILE = "speech_tokenizer_v2.onnx"   # the model's S3 tokenizer (its LLM speaks in its codebook)
 REQUIRED_FILES = ("cosyvoice2.yaml", "llm.pt", "flow.pt", "hift.pt", "campplus.onnx", TOKENIZER_FILE,
                   "CosyVoice-BlankEN")
 PROMPT_RATE = 16000  # CosyVoice's front end hears the prompt at 16 kHz
+
+
+def request_key(req: dict[str, Any]) -> str:
+    """What determines a request's result: every field, the prompt recording by its sha256."""
+    plain = {k: v for k, v in req.items() if k != "prompt_wav"}
+    plain["prompt_wav"] = hashlib.sha256(np.ascontiguousarray(req["prompt_wav"], dtype=np.float32).tobytes()).hexdigest()
+    return json.dumps(plain, sort_keys=True, default=str)
 
 
 def check_model_dir(path: str | Path) -> Path:
@@ -82,6 +92,7 @@ class CosyVoiceRunner:
         self.llm.to(self.model.device).eval()
         self.device = str(self.model.device)
         self.instruct = "instruct" in d.name.lower() or (d / "instruct").exists()
+        self._recent: OrderedDict[str, dict[str, Any]] = OrderedDict()   # request key -> its result
 
     def _prompt_16k(self, wav: np.ndarray, rate: int) -> Any:
         import soxr
@@ -135,9 +146,26 @@ class CosyVoiceRunner:
         return {"audio": wav.squeeze(0).float().cpu().numpy().astype(np.float32), "sample_rate": self.sample_rate,
                 "speech_tokens": np.asarray(tokens, dtype=np.int32), "speed": float(req.get("speed", 1.0))}
 
-    def synthesize(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Several trajectories' utterances in one call (one round trip, the model stays loaded)."""
-        return [self.synthesize_one(r) for r in requests]
+    def synthesize(self, requests: list[dict[str, Any]], cache: bool = True) -> list[dict[str, Any]]:
+        """Several trajectories' utterances in one call (one round trip, the model stays loaded).
+
+        A line asked again while its result is among the last RECENT (a contrastive twin speaking
+        its base row's lines, a retried shard, `validate` re-rendering on the run's actors) is
+        answered from memory: same request, same seed, so the same bytes the model would give.
+        `cache=False` always runs the model (tests comparing batches with single calls)."""
+        out = []
+        for r in requests:
+            key = request_key(r)
+            if cache and key in self._recent:
+                self._recent.move_to_end(key)
+                out.append(self._recent[key])
+                continue
+            res = self.synthesize_one(r)
+            self._recent[key] = res
+            while len(self._recent) > RECENT:
+                self._recent.popitem(last=False)
+            out.append(res)
+        return out
 
     def info(self) -> dict[str, Any]:
         """Process id (tests kill it), device and sample rate."""
@@ -173,14 +201,14 @@ class CosyVoiceClient:
             self.actors = [cls.options(**opts, name=f"{name}-{i}", namespace=NAMESPACE, get_if_exists=True)
                            .remote(str(d)) for i in range(max(1, actors))]
 
-    def __call__(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def __call__(self, requests: list[dict[str, Any]], cache: bool = True) -> list[dict[str, Any]]:
         import ray
 
         if not requests:
             return []
         k = len(self.actors)
         chunks = [requests[i::k] for i in range(k)]
-        refs = [a.synthesize.remote(c) for a, c in zip(self.actors, chunks) if c]
+        refs = [a.synthesize.remote(c, cache) for a, c in zip(self.actors, chunks) if c]
         parts = ray.get(refs)
         out: list[dict[str, Any]] = [{}] * len(requests)
         for i, part in enumerate(parts):

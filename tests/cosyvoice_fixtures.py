@@ -17,12 +17,14 @@ from pathlib import Path
 import numpy as np
 
 # A random-init LLM almost never samples its end-of-speech id, so it would speak up to
-# max_token_text_ratio (20) tokens per text token: a 25-word line becomes 24 s of audio and
-# minutes of CPU. Its logits have std ~0.6 and the top 25 sit near +1.5..+2.1, so +4 on the EOS
-# logit gives EOS ~30% of the top-25 sampling mass: once past CosyVoice's minimum (2 tokens per
-# text token; before it, EOS is resampled away), a line stops a few tokens later.
+# max_token_text_ratio (20) tokens per text token: a 50-word line becomes 30 s of audio and
+# minutes of CPU. Its logits have std ~0.6 and the top 25 sit near +1.5..+2.1; +5.5 on the EOS
+# logit gives EOS ~2/3 (at most ~0.85) of the top-25 sampling mass: before CosyVoice's minimum
+# length (2 tokens per text token) EOS is resampled away (0.85^100 trials: never exhausted), and
+# past it a line stops within a token or two.
+BPE_VOCAB = 3000
 SPEECH_EOS = 6561   # Qwen2LM's end-of-speech id (speech_token_size)
-EOS_BIAS = 4.0
+EOS_BIAS = 5.5
 
 TINY_YAML = """\
 sample_rate: 24000
@@ -145,6 +147,16 @@ _CORPUS = ["hello there, how are you today?", "the weather in paris is sunny.", 
            "please set a timer for ten minutes.", "谢谢，再见。"]
 
 
+def _corpus() -> list[str]:
+    """The English text banks' lines too (when the repo is beside this file): BPE merges for the
+    words the generator's scripts use, so a line is ~1.3 text tokens a word, not ~4 (CosyVoice
+    speaks at least 2 speech tokens per text token, and every token is an LLM step)."""
+    banks = Path(__file__).resolve().parent.parent / "generators" / "banks" / "en"
+    lines = [ln.strip(" -\"'") for f in sorted(banks.glob("*.yaml"))
+             for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    return _CORPUS + lines
+
+
 def _qwen_folder(path: Path, hidden: int) -> None:
     """A byte-level BPE tokenizer and a one-layer Qwen2 (the LLM backbone CosyVoice 2 loads)."""
     import torch
@@ -154,13 +166,14 @@ def _qwen_folder(path: Path, hidden: int) -> None:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=320, special_tokens=["<|endoftext|>"],
+    trainer = trainers.BpeTrainer(vocab_size=BPE_VOCAB, special_tokens=["<|endoftext|>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(_CORPUS, trainer)
+    tok.train_from_iterator(_corpus(), trainer)
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
     fast.save_pretrained(str(path))
     torch.manual_seed(0)
-    cfg = Qwen2Config(vocab_size=512, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=1,
+    # vocab: the BPE's and room for the special tokens CosyVoice adds
+    cfg = Qwen2Config(vocab_size=BPE_VOCAB + 512, hidden_size=hidden, intermediate_size=2 * hidden, num_hidden_layers=1,
                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096)
     Qwen2ForCausalLM(cfg).save_pretrained(str(path))
 
