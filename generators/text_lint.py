@@ -27,6 +27,11 @@ _DOUBLED_ARTICLE = re.compile(r"\b(?:the|an?) (?:the|an?)\b", re.IGNORECASE)
 _REPEATED_WORD = re.compile(r"\b(\w+) \1\b(?!['-])", re.IGNORECASE)   # "tells you you're", "five five-a-side"
 _SAME_OPERANDS = re.compile(r"\b([A-Z][\w']*(?: [A-Z][\w']*)*) (?:or|versus|vs\.?|and) \1\b")
 _ZERO_AMOUNT = re.compile(r"\b0 (?:dollars|euros|pounds)\b")
+# a plural dish name used as a modifier: "A noodle boxes prep day" (a prep day for noodle boxes)
+_PLURAL_MODIFIER = re.compile(r"\b[Aa]n? ((?:[a-z]+ )?[a-z]+[^su\W']s) (?:meal prep|prep|cooking|baking|batch cooking) (?:day|session)\b")
+# a span whose two ends are said the same: "between 7 o'clock and 7 o'clock" (07:00 to 19:00 without a part of the day)
+_SAME_SPAN = re.compile(r"\b(?:[Bb]etween|[Ff]rom) ((?:\d{1,2}(?::\d\d)?|[a-z]+(?:-[a-z]+)?)(?: o'clock)?) (?:and|to|until) \1\b"
+                        r"(?! (?:in the|at night))")
 _MY_PHRASE = re.compile(r"\bmy ((?:\w+ )?\w+)")
 # a share of what the user earns above the whole of it ("Your rent is 111 percent of your income")
 _SHARE_OF_INCOME = re.compile(r"\b(\d+) percent of (?:your income|income|your [\d,]+\b|what you bring home)")
@@ -77,13 +82,15 @@ def _found(check: str, pattern: re.Pattern[str], text: str) -> Iterator[Hit]:
 
 
 def lint_utterance(text: str) -> list[Hit]:
-    """Artefacts inside one utterance: doubled articles, repeated words, "X or X", "1 hours",
+    """Artefacts inside one utterance: doubled articles, repeated words, "X or X", "between 7 and 7", "1 hours",
     "0 dollars" said as an amount, "Rovers's" (a plural name's possessive is "Rovers'"), and a
     template's "[a|b]" or "{slot}" left unresolved (a slot value's variants said where they are not expanded)."""
     hits = [*_found("doubled_article", _DOUBLED_ARTICLE, text),
             *_found("same_operands", _SAME_OPERANDS, text),
             *_found("number_agreement", ONE_PLURAL, text),
             *_found("zero_amount", _ZERO_AMOUNT, text),
+            *_found("same_span", _SAME_SPAN, text),
+            *_found("plural_modifier", _PLURAL_MODIFIER, text),
             *_found("plural_possessive", PLURAL_POSSESSIVE, text),
             *_found("template_mark", _TEMPLATE_MARK, text)]
     hits += [Hit("impossible_share", m.group(0)) for m in _SHARE_OF_INCOME.finditer(text) if int(m.group(1)) > 100]

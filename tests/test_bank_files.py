@@ -99,7 +99,7 @@ scenarios:
     veg: {values: [carrots, beans, peas]}
     weeks: {int: [2, 6]}
   request:
-  - When should I sow {veg}?
+  - The packet says to wait {weeks} weeks. When should I sow {veg}?
   answer:
   - - '[Sure|Okay], {veg} are easy.'
   - - Sow them in about {weeks} weeks.
@@ -153,8 +153,10 @@ def test_unknown_derive_function(tmp_path: Path) -> None:
 
 def test_duplicate_template(tmp_path: Path) -> None:
     folder = copy_bank(tmp_path)
-    mutate(folder, "weather.yaml", "  - Can you tell me the forecast for {city} {day_on}?\n",
-           "  - What's the weather going to be like in {city} {day_on}?\n")
+    mutate(folder, "weather.yaml",
+           "  - 'Can you make sense of this forecast? {city} {day_on}: {cond}, high {high}, low {low}, rain {rain} percent.'\n",
+           "  - 'My app says {city} {day_on}: {cond}, {low} to {high} degrees, with a {rain} percent chance of rain. "
+           "What does that mean for me?'\n")
     msg = load_error(folder)
     assert "weather.yaml: scenario 'forecast' request" in msg and "duplicate template" in msg, msg
 

@@ -28,6 +28,10 @@ from schemas.config import RunConfig
     ("When you get hungry, meat pies is the local classic.", "number_agreement"),
     ("Okay, on video calls for 3 people is easy to estimate.", "preposition_subject"),
     ("On video calls needs about 4 megabits per second per person.", "preposition_subject"),
+    # issue #12 review, beyond 2,000 scripts and in the read-through
+    ("I'd also keep an eye out for a dishwasher safe basket, and simple controls is a nice bonus.", "number_agreement"),
+    ("Basically on Tuesday you can go whenever you like between 7 o'clock and 7 o'clock.", "same_span"),
+    ("A noodle boxes prep day is a great habit.", "plural_modifier"),
 ])
 def test_each_artefact_is_caught_by_its_check(text, check):
     assert [h.check for h in lint_utterance(text)] == [check]
@@ -49,6 +53,10 @@ def test_each_artefact_is_caught_by_its_check(text, check):
     "On Thursday Maple Street Hardware is open until six.",
     "From 2026-03-11 to 2026-04-04 is 24 days.",
     "Okay, video calling for 3 people is easy to estimate.",
+    "Stockholm, the day after tomorrow: light snow, minus 10 to minus 1 degrees Celsius.",
+    "I'd also keep an eye out for a dishwasher safe basket, and simple controls would be a nice bonus.",
+    "On Tuesday you can go between 7 in the morning and 7 in the evening, or from 9 to 5 on Saturday.",
+    "A prep day for noodle boxes is a great habit, and a pasta prep day is too.",
 ])
 def test_correct_speech_is_left_alone(text):
     assert lint_utterance(text) == []

@@ -113,8 +113,9 @@ SINGULAR: dict[str, str] = {
     "people": "person", "portions": "portion", "times": "time", "items": "item", "steps": "step", "pages": "page",
     "guests": "guest", "rooms": "room", "tickets": "ticket", "episodes": "episode", "books": "book", "games": "game",
 }
-# "1 hours", "one nights"; not a range's end ("minus 3 to 1 degrees") or a decimal ("391.1 kilometres").
-ONE_PLURAL = re.compile(r"(?<![\d.,])(?<!\bto )(?<!\band )(?<!-)\b(1|one) (" + "|".join(SINGULAR) + r")\b")
+# "1 hours", "one nights"; not a range's end ("minus 3 to 1 degrees", "minus 10 to minus 1 degrees") or a
+# decimal ("391.1 kilometres").
+ONE_PLURAL = re.compile(r"(?<![\d.,])(?<!\bto )(?<!\band )(?<!\bto minus )(?<!\band minus )(?<!-)\b(1|one) (" + "|".join(SINGULAR) + r")\b")
 
 
 def fix_agreement(text: str) -> str:

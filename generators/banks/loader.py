@@ -7,7 +7,8 @@ names defined in two files), unbalanced ``[ ]`` / ``{ }``, a template slot the e
 not have, a derive or sample function the language's registry lacks, a template that does
 not render with the entry's slots; for delegated requests also a relay part needing a fact its
 reader does not declare, a reader argument the function does not take, a call the harness refuses
-and a reader returning an undeclared fact. The language package (``generators.banks.<lang>``)
+and a reader returning an undeclared fact; and an answer saying a fact its request does not give
+(:mod:`.facts`: a coupon the user never mentioned, a forecast without a lookup). The language package (``generators.banks.<lang>``)
 supplies the registry: ``FUNCTIONS`` (derive, sample and read functions, by name), ``LISTS``
 (value lists other code owns, e.g. the day names the harness understands) and ``SAY_TIME``.
 
@@ -34,6 +35,7 @@ from generators.harness import HarnessState, execute
 
 from . import model
 from .delegations import Delegations, Part, Phrases, Result, Revision, Spec
+from .facts import unsaid_facts
 from .rules import Rules
 from .engine import (
     Correction,
@@ -449,6 +451,12 @@ def _scenario(b: _Builder, file: str, domain: str, sc: model.Scenario) -> Scenar
             _check_renders(f"{cw} show", (c.show,), view)
             _check_renders(f"{cw} user", c.user, ctx)
             _check_renders(f"{cw} ack", c.ack, ctx)
+    unsaid = unsaid_facts(samplers, derive, sc.request, sc.answer, sc.own,
+                          [n for n, spec in sc.slots.items() if spec.sample is not None])
+    if unsaid:
+        template, slot, drawn = unsaid[0]
+        raise BankError(f"{where} answer: says {{{slot}}}, which follows {drawn!r}, but the request {template!r} "
+                        f"does not say it (a fact the user never gave; {len(unsaid)} such pairs)")
     corrections = tuple(Correction(c.slot, c.show, c.user, c.ack, c.generic) for c in sc.corrections)
     return Scenario(domain=domain, slots=MappingProxyType(samplers), request=sc.request, answer=sc.answer,
                     corrections=corrections, topic=sc.topic, derive=derive, weight=sc.weight, keep=sc.keep)

@@ -115,11 +115,17 @@ class Scenario(SlotSet):
     keep: int = Field(1, ge=1)
     corrections: tuple[Correction, ...] = Field(min_length=1)
     topic: Templates = Field(min_length=1)
+    # drawn slots the assistant chooses itself (a snack it suggests, the way it says a time): the answer may
+    # vary with them although no request says them; every other fact comes from the request (facts.py)
+    own: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _keep_fits(self) -> Scenario:
         if self.keep > len(self.answer):
             raise ValueError(f"keep: {self.keep} is more than the {len(self.answer)} answer positions")
+        unknown = sorted(set(self.own) - set(self.slots))
+        if unknown:
+            raise ValueError(f"own: {unknown} are not drawn slots of the scenario")
         return self
 
 

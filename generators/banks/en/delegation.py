@@ -22,6 +22,16 @@ def say_time(rng: Rng, hhmm: str) -> str:
     return spoken_time(int(h), int(m), int(rng.integers(5)))
 
 
+def say_span(rng: Rng, start: str, end: str) -> tuple[str, str]:
+    """Two harness clock times that bound a span ("07:00" to "19:00"), as speech. Said without a part of
+    the day, 07:00 and 19:00 both are "7 o'clock" ("between 7 o'clock and 7 o'clock"): then both say theirs."""
+    a, b = say_time(rng, start), say_time(rng, end)
+    (ha, ma), (hb, mb) = ((int(x) for x in t.split(":")) for t in (start, end))
+    if (ha % 12, ma) == (hb % 12, mb) and (ha, ma) != (hb, mb):
+        a, b = spoken_time(ha, ma, 0), spoken_time(hb, mb, 0)
+    return a, b
+
+
 def _round(x: float, decimals: int) -> Decimal:
     """Half up from the value the float stands for: 180.39 / 6 is 30.064999999999998 as a float but
     30.065 exactly, which rounds to 30.07 (so float noise is dropped at 9 places first)."""

@@ -8,7 +8,7 @@ from ..delegations import Result, segments
 from ..engine import Rng, Slots
 from ..loader import BankData
 from ..results import first_value, measure
-from .delegation import capitalised, say_time
+from .delegation import capitalised, say_span, say_time
 
 
 def flight_city(s: Slots, data: BankData) -> Slots:
@@ -44,7 +44,7 @@ def read_package(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, o
     out: dict[str, object] = {}
     for seg, whole in segments(res):
         if m := re.fullmatch(r"arriving today between (\d\d:\d\d) and (\d\d:\d\d)", seg):
-            out["from_t"], out["to_t"] = say_time(rng, m.group(1)), say_time(rng, m.group(2))
+            out["from_t"], out["to_t"] = say_span(rng, m.group(1), m.group(2))
         elif m := re.fullmatch(r"expected ([A-Z]\w+day)", seg):
             out["due"] = m.group(1)
         elif m := re.fullmatch(r"delivered today at (\d\d:\d\d)", seg):
@@ -70,7 +70,8 @@ def read_outage(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, ob
         elif whole and (m := re.fullmatch(r"cause (.+)", seg)):
             out["cause"] = m.group(1)
         elif m := re.fullmatch(r"planned maintenance (\w+day) from (\d\d:\d\d) to (\d\d:\d\d)", seg):
-            out["mday"], out["m_from"], out["m_to"] = m.group(1), say_time(rng, m.group(2)), say_time(rng, m.group(3))
+            out["mday"] = m.group(1)
+            out["m_from"], out["m_to"] = say_span(rng, m.group(2), m.group(3))
     return out
 
 

@@ -7,7 +7,7 @@ import re
 from ..delegations import Result, segments
 from ..engine import Rng, Slots, pick
 from ..loader import BankData
-from .delegation import say_time
+from .delegation import say_span, say_time
 
 
 def fixture(rng: Rng, slots: Slots, data: BankData) -> tuple[str, str]:
@@ -32,7 +32,8 @@ def read_hours(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, obj
         if m := re.fullmatch(rf"{s['day']} (closed|(\d\d:\d\d) to (\d\d:\d\d))", seg):
             if m.group(1) == "closed":
                 return {"closed": True}
-            return {"open_t": say_time(rng, m.group(2)), "close_t": say_time(rng, m.group(3))}
+            open_t, close_t = say_span(rng, m.group(2), m.group(3))
+            return {"open_t": open_t, "close_t": close_t}
     return {}
 
 

@@ -50,7 +50,6 @@ def weather_wear(s: Slots, data: BankData) -> Slots:
     w = weather_forecast(s, data)
     high = int(w["high_n"])  # type: ignore[arg-type]
     rain = int(w["rain"])  # type: ignore[arg-type]
-    wind = int(w["wind"])  # type: ignore[arg-type]
     if high <= 4:
         top, bottom, shoes = "[a thermal base layer, a thick jumper and a padded coat|a warm base layer under a heavy jumper and a padded coat]", "[lined trousers|thick trousers]", "[insulated boots|warm boots]"
     elif high <= 12:
@@ -61,9 +60,9 @@ def weather_wear(s: Slots, data: BankData) -> Slots:
         top, bottom, shoes = "[a T-shirt with a light overshirt|a T-shirt and a light overshirt]", "[light trousers or a skirt|a skirt or light trousers]", "[comfortable trainers|comfy trainers]"
     else:
         top, bottom, shoes = "[a loose linen shirt or a vest top|a vest top or a loose linen shirt]", "[shorts or a light dress|a light dress or shorts]", "[sandals|sandals or flip-flops]"
-    extra = (
+    extra = (   # from the rain chance the user read out (the wind is not in the request)
         "a waterproof jacket" if rain >= 60 else "a small umbrella" if rain >= 35
-        else "a scarf against the wind" if wind >= 30 else "sunglasses"
+        else "[a light layer to carry|a spare layer in your bag]"
     )
     return {**w, "top": top, "bottom": bottom, "shoes": shoes, "extra": extra}
 

@@ -23,11 +23,14 @@ def _fen(x: Decimal) -> Decimal:
 
 
 def shopping_discount(s: Slots, data: BankData) -> Slots:
-    """The price after the 折, whether the coupon applies to it, what is paid and saved."""
+    """The price after the 折, what it saves; with a coupon the user has, whether it applies, what is paid."""
     price = Decimal(int(s["price"]))  # type: ignore[call-overload]
     disc = str(s["disc"])
-    thr, cut = (int(v) for v in s["coupon"])  # type: ignore[attr-defined]
     after = _fen(price * Decimal(disc) / 10)
+    if "coupon" not in s:   # the user has no coupon: nothing to apply
+        return {"price_w": money(price), "disc_w": discount_words(disc), "after_w": money(after),
+                "saved_w": money(price - after), "off_pct": _pct(price, after)}
+    thr, cut = (int(v) for v in s["coupon"])  # type: ignore[attr-defined]
     if after >= thr:
         coupon_note = f"折后{money(after)}，够满{number(thr)}了，还能再减{money(cut)}"
         final = after - cut
@@ -38,8 +41,13 @@ def shopping_discount(s: Slots, data: BankData) -> Slots:
         "price_w": money(price), "disc_w": discount_words(disc), "after_w": money(after),
         "saved_w": money(price - after), "thr_w": number(thr), "cut_w": number(cut),
         "coupon_note": coupon_note, "final_w": money(final), "total_saved_w": money(price - final),
-        "off_pct": percent(int(((price - final) * 100 / price).quantize(Decimal(1), rounding=ROUND_HALF_UP))),
+        "off_pct": _pct(price, final),
     }
+
+
+def _pct(price: Decimal, paid: Decimal) -> str:
+    """What share of the price is saved, in whole percent (百分之三十)."""
+    return percent(int(((price - paid) * 100 / price).quantize(Decimal(1), rounding=ROUND_HALF_UP)))
 
 
 def shopping_unit_price(s: Slots, data: BankData) -> Slots:

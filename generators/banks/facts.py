@@ -1,0 +1,89 @@
+"""The bank lint of DESIGN §2 rule 6 for domain exchanges: an answer says only what the request gave.
+
+A domain exchange has no lookup, so every fact its answer states must come from the user's request
+(a slot the request says) or from a derive function over those slots (a total, a fare from the
+route's table row, a recipe's steps). A slot drawn but left out of a request (a coupon the user
+never mentioned, a room price nobody gave, a hidden seed that makes up a forecast) is a fact the
+assistant could not know. The check is by experiment, so it needs no declared dependencies:
+redraw one drawn slot, keep the draws where the request still reads the same, and any answer slot
+whose value changed is one the request did not give. ``own`` names drawn slots the assistant
+chooses itself (a snack it suggests, the way it says a time), which are not redrawn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+
+import numpy as np
+
+from .engine import SlotSampler, Slots, expansions
+
+_SLOT = re.compile(r"\{(\w+)\}")
+_TRIALS = 4          # base draws per scenario (each slot is redrawn _REDRAWS times in each)
+_REDRAWS = 3
+
+
+def said_slots(template: str) -> frozenset[str]:
+    """The slots every way of saying ``template`` says (one inside an optional ``[{x}|]`` is not said)."""
+    ways = expansions(template)
+    out = set(_SLOT.findall(ways[0]))
+    for w in ways[1:]:
+        out &= set(_SLOT.findall(w))
+    return frozenset(out)
+
+
+def _view(base: Slots, derive: Callable[[Slots], Slots] | None) -> Slots:
+    out = dict(base)
+    if derive is not None:
+        out.update(derive(dict(base)))
+    return out
+
+
+def _redraw(samplers: Mapping[str, SlotSampler], base: Slots, name: str, rng: np.random.Generator,
+            dependent: Collection[str]) -> Slots:
+    """``base`` with slot ``name`` drawn afresh, and after it every ``dependent`` slot (one a sample function
+    draws from the slots before it: a restaurant of the cuisine), so the draw is one the planner can make."""
+    out: Slots = {}
+    redrawn = False
+    for key, sampler in samplers.items():
+        if key == name or (redrawn and key in dependent):
+            out[key] = sampler(rng, dict(out))
+            redrawn = True
+        else:
+            out[key] = base[key]
+    return out
+
+
+def unsaid_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], Slots] | None,
+                 request: Sequence[str], answer: Sequence[Sequence[str]], own: Collection[str] = (),
+                 dependent: Collection[str] = (), seed: int = 20261202) -> list[tuple[str, str, str]]:
+    """(request template, answer slot, drawn slot) for each answer slot that changes with a drawn slot
+    (not one of ``own``) while ``request`` reads the same: a fact the user never gave."""
+    answer_slots = sorted({n for options in answer for t in options for n in _SLOT.findall(t)})
+    found: dict[tuple[str, str], str] = {}
+    rng = np.random.default_rng(seed)
+    asked = [(t, said_slots(t)) for t in request]
+    for _ in range(_TRIALS):
+        base: Slots = {}
+        for key, sampler in samplers.items():
+            base[key] = sampler(rng, dict(base))
+        view = _view(base, derive)
+        for name in samplers:
+            if name in own:
+                continue
+            for _ in range(_REDRAWS):
+                drawn = _redraw(samplers, base, name, rng, dependent)
+                if drawn[name] == base[name]:
+                    continue   # the same value again: what changed is a dependent slot, which is redrawn itself
+                try:
+                    other = _view(drawn, derive)
+                except Exception:   # a draw the derive function refuses: no fact to compare
+                    continue
+                for template, said in asked:
+                    if any(view.get(s) != other.get(s) for s in said):
+                        continue   # the request says something else: the user gave the new value
+                    for a in answer_slots:
+                        if (template, a) not in found and view.get(a) != other.get(a):
+                            found[(template, a)] = name
+    return [(t, a, n) for (t, a), n in found.items()]
