@@ -18,6 +18,12 @@ timer lines, small talk, answer openers, stains), so English scripts for the sam
 and issue #12 defect fixes (rent within 60% of income, small talk paired by mood and tense, timers
 last what their task takes, no question before an unprompted turn, zh calculator words, a gift
 top pick within the budget the user said).
+0.6.0: an answer states only facts its request gives (issue #12, generators/banks/facts.py): weather
+exchanges are the user reading out a forecast, requests name the coupon, room price, kickoff, food budget,
+device and the rest their answers use, zh discounts apply a coupon only when the user has one, restaurant
+answers suggest a place instead of claiming a table; roast, paint, budget and unit-price answers always
+say what was asked (`keep`); a span is never "between 7 o'clock and 7 o'clock". English and Mandarin
+scripts for the same seed change.
 """
 
-GENERATOR_VERSION = "0.5.0"
+GENERATOR_VERSION = "0.6.0"

@@ -260,7 +260,12 @@ def test_zh_row_with_babble_validates(tmp_path: Path, ray_head: str) -> None:
 # the hardest part.").
 # Both together (merged): rows 2, 8 and 21 read again (rent 1,100 of 3,900; a 41 s side plank; a 38 s plank
 # with a small-talk reply that asks nothing).
-ENGLISH_SCRIPTS_SHA256 = "35ced22901d3d7197512746906da5753bae35199e96cd97160bcaa19ebe84f9e"
+# Updated for issue 12's truth fixes (h/content, GENERATOR_VERSION 0.6.0): answers say only facts their request
+# gives, so requests name what answers use (row 12 "What's the tipping etiquette in Germany? Our bill came to
+# 160.", row 28 "...next Friday at 6:45"), weather is the user reading the forecast out (row 26), and `keep`
+# makes roast, paint, unit-price and budget answers say what was asked (row 15 says when the pork belly goes
+# in); rows 2, 4, 9, 12, 13, 15, 18, 20, 23, 25, 26 and 28 change. Read and confirmed right.
+ENGLISH_SCRIPTS_SHA256 = "6d1304a6d41d3a5223ed78ea432b3899bd63a224e33a0a3e5732cf93eb585774"
 
 
 def test_english_planning_is_unchanged() -> None:
