@@ -90,4 +90,22 @@ def cooking_timing(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing,)
+
+def cooking_tin(s: Slots, data: BankData) -> Slots:
+    """A round cake scaled by the tins' areas: the factor, the scaled amounts, and what happens to the depth."""
+    a, b = (int(x) for x in s["tins"])  # type: ignore[attr-defined]
+    factor = round((b / a) ** 2, 2)
+    pct = round(abs(factor - 1) * 100)
+    change = f"about {pct} percent {'more' if b > a else 'less'}"
+    eggs = int(s["eggs"]) * factor  # type: ignore[call-overload]
+    whole = max(1, round(eggs))
+    eggs_n = (f"{whole} egg{'s' if whole != 1 else ''}" if abs(eggs - whole) < 0.25
+              else f"{whole} egg{'s' if whole != 1 else ''}, beaten, [minus a spoonful|less a little]" if eggs < whole
+              else f"{whole} egg{'s' if whole != 1 else ''} plus a yolk")
+    depth_note = ("[The cake comes out the same depth|The batter sits at the same depth], so bake it for the recipe's time, "
+                  "[checking|and check] it five minutes early.")
+    return {"a": a, "b": b, "factor": f"{factor:g}", "change": change, "eggs_n": eggs_n,
+            "flour_n": 5 * round(int(s["flour"]) * factor / 5), "sugar_n": 5 * round(int(s["sugar"]) * factor / 5),  # type: ignore[call-overload]
+            "depth_note": depth_note}
+
+FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing, cooking_tin,)

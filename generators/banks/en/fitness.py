@@ -94,4 +94,13 @@ def fitness_pace(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace,)
+
+def fitness_swim(s: Slots, data: BankData) -> Slots:
+    """Lengths of the user's pool in the distance, and the distance as sets of 100 metres."""
+    pool, dist = int(s["pool"]), int(s["dist"])  # type: ignore[call-overload]
+    km = dist / 1000
+    dist_s = f"{dist} metres" if dist < 1000 else f"{km:g} kilometre" + ("" if km == 1 else "s")
+    return {"dist_s": dist_s, "lengths": dist // pool, "per100": 100 // pool, "sets": dist // 100,
+            "rest_s": f"{int(s['rest'])} seconds"}
+
+FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace, fitness_swim,)

@@ -119,4 +119,20 @@ def travel_jetlag(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag,)
+
+def travel_drive(s: Slots, data: BankData) -> Slots:
+    """Litres and fuel cost for the drive the user describes, and the driving time at an assumed speed."""
+    km, speed = int(s["km"]), int(s["speed"])  # type: ignore[call-overload]
+    litres = km * float(str(s["l100"])) / 100
+    price = float(s["price"])  # type: ignore[arg-type]
+    cost = round(litres, 1) * price
+    minutes = 5 * round(km / speed * 60 / 5)
+    h, m = divmod(minutes, 60)
+    drive_t = (f"{h} hour{'s' if h != 1 else ''}" if h else "") + (" and " if h and m else "") + (f"{m} minutes" if m else "")
+    stops = minutes // 120
+    breaks_s = ("short enough to do in one go" if stops == 0 else
+                "so plan one fifteen minute break" if stops == 1 else f"so plan {number_words(stops)} fifteen minute breaks")
+    return {"price_s": money(price), "litres": f"{litres:.1f}".removesuffix(".0"), "cost": money(cost),
+            "cost2": money(2 * cost), "drive_t": drive_t, "breaks_s": breaks_s}
+
+FUNCTIONS = (travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag, travel_drive,)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from ..engine import Slots
 from ..loader import BankData
-from .numbers import clock_of, count, duration, jin, minutes_of_day, number
+from .numbers import clock_of, count, decimal, duration, jin, minutes_of_day, number
 
 _PREP_MINUTES = 15        # washing and cutting before the cooking starts (the templates say 十五分钟)
 _DUMPLINGS_PER_POT = 30   # the templates say 三十个左右
@@ -67,4 +68,14 @@ def cooking_dumplings(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (cooking_recipe, cooking_timing, cooking_dumplings)
+def cooking_rice(s: Slots, data: BankData) -> Slots:
+    """Water for the user's cups of rice: the kind's water-to-rice ratio over 180 ml rice-cooker cups."""
+    row = s["rice"]
+    cups = int(s["cups"])  # type: ignore[call-overload]
+    ratio = Decimal(row.ratio)  # type: ignore[attr-defined]
+    water = int(10 * round(cups * 180 * ratio / 10))
+    return {"kind": row.kind, "cups_w": count(cups, "杯"), "ratio_w": decimal(ratio),  # type: ignore[attr-defined]
+            "water_w": count(water, "毫升"), "people_w": count(2 * cups, "个人"), "soak_s": row.soak}  # type: ignore[attr-defined]
+
+
+FUNCTIONS = (cooking_recipe, cooking_timing, cooking_dumplings, cooking_rice)

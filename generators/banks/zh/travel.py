@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from ..engine import Slots
 from ..loader import BankData
 from .numbers import clock_of, count, duration, minutes_of_day, money
@@ -44,4 +46,14 @@ def travel_hotel(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (travel_plan, travel_train, travel_hotel)
+def travel_taxi(s: Slots, data: BankData) -> Slots:
+    """A metered fare from the rules the user read: the start price covers the first kilometres."""
+    base, base_km, km = int(s["base"]), int(s["base_km"]), int(s["km"])  # type: ignore[call-overload]
+    per = Decimal(str(s["per"]))
+    extra_km = max(0, km - base_km)
+    extra = per * extra_km
+    return {"base_w": money(base), "base_km_w": count(base_km, "公里"), "per_w": money(per), "km_w": count(km, "公里"),
+            "extra_km_w": count(extra_km, "公里"), "extra_w": money(extra), "fare_w": money(base + extra)}
+
+
+FUNCTIONS = (travel_plan, travel_train, travel_hotel, travel_taxi)
