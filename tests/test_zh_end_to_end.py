@@ -264,8 +264,10 @@ def test_zh_row_with_babble_validates(tmp_path: Path, ray_head: str) -> None:
 # gives, so requests name what answers use (row 12 "What's the tipping etiquette in Germany? Our bill came to
 # 160.", row 28 "...next Friday at 6:45"), weather is the user reading the forecast out (row 26), and `keep`
 # makes roast, paint, unit-price and budget answers say what was asked (row 15 says when the pork belly goes
-# in); rows 2, 4, 9, 12, 13, 15, 18, 20, 23, 25, 26 and 28 change. Read and confirmed right.
-ENGLISH_SCRIPTS_SHA256 = "6d1304a6d41d3a5223ed78ea432b3899bd63a224e33a0a3e5732cf93eb585774"
+# in); rows 2, 4, 9, 12, 13, 15, 18, 20, 23, 25, 26 and 28 change. Read and confirmed right. The new question
+# types (fuel for a drive, a cake tin, pool lengths) move only row 15 onto cooking's prep ("4 portions of soup
+# flasks ... on Friday night"), read and right.
+ENGLISH_SCRIPTS_SHA256 = "0603f38572927f35545c65f60e430cb76df8809f4d0edc900d537c1891e7df96"
 
 
 def test_english_planning_is_unchanged() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
-from .engine import SlotSampler, Slots, expansions
+from .engine import Slots, SlotSampler, expansions
 
 _SLOT = re.compile(r"\{(\w+)\}")
 _TRIALS = 4          # base draws per scenario (each slot is redrawn _REDRAWS times in each)
@@ -78,8 +78,8 @@ def unsaid_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], 
                     continue   # the same value again: what changed is a dependent slot, which is redrawn itself
                 try:
                     other = _view(drawn, derive)
-                except Exception:   # a draw the derive function refuses: no fact to compare
-                    continue
+                except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError):
+                    continue   # a draw the derive function refuses: no fact to compare
                 for template, said in asked:
                     if any(view.get(s) != other.get(s) for s in said):
                         continue   # the request says something else: the user gave the new value
