@@ -131,8 +131,8 @@ class CosyVoiceBackend:
         starts = [m for m in range(len(form.text)) if not form.text[m].isspace()
                   and (m == 0 or form.text[m - 1].isspace() or not form.text[m].isascii())]
         if self.aligner is not None:
-            first = set(starts)
-            onsets = [(off, smp) for off, smp in self.aligner.char_onsets(y, sr, form.text) if off in first]
+            word_starts = set(starts)
+            onsets = [(off, smp) for off, smp in self.aligner.char_onsets(y, sr, form.text) if off in word_starts]
         else:
             onsets = [(off, min(n - 1, round(off / span * n))) for off in starts]
         native = np.asarray(result["speech_tokens"], dtype=np.int32) if self.speed == 1.0 else None
