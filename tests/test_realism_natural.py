@@ -1,7 +1,8 @@
 """End to end: `generate --preset natural`, `validate`, then `stats` measured on the audio against Fisher.
 
-The full figure (500 trajectories) is in README "## Realism"; CI uses 40, which already gives
-~120 dialogue minutes, enough for every per-minute figure to settle well inside +-25%.
+The full figure (500 trajectories) is in README "## Realism"; CI uses 24 (over 36 dialogue minutes):
+the timing controller pulls every session to its targets, so the figures settle well inside +-25%
+already (measured at 24: IPU +0.6%, pause -0.5%, gap -0.4%, overlap -13.2% from Fisher's midpoints).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from tests.generated import FAST_VOICES_YAML
 
-NUM = 40
+NUM = 24
 FISHER_PER_MIN = {"ipu_s": (51.0, 54.0), "pause_s": (5.5, 6.4), "gap_s": (4.2, 4.4), "overlap_s": (3.3, 3.6)}
 
 
@@ -83,13 +84,14 @@ def test_stats_table_json_png_and_every_allowed_figure_within_25_percent(natural
                 "interruptions per minute", "response latency", "realised SNR", "conversation"):
         assert key in table, key
     assert png.stat().st_size > 10_000
-    assert agg["rows"] == NUM and agg["minutes"] > 60
+    assert agg["rows"] == NUM and agg["minutes"] > 1.5 * NUM
     # each Fisher figure (DESIGN §1, seconds per minute of dialogue), from this test's own numbers, not
     # from the reference the stats code reports against itself; an empty reference fails here too
     assert set(agg["reference"]) == set(FISHER_PER_MIN)
     for k, (lo, hi) in FISHER_PER_MIN.items():
         value = agg["per_minute"][k]
         assert value > 0 and agg["reference"][k]["value"] == value, (k, agg["reference"][k])
+        print(f"{k}: {value:.2f} vs Fisher {(lo + hi) / 2:.2f} ({value / ((lo + hi) / 2) - 1:+.1%})")
         assert abs(value / ((lo + hi) / 2) - 1) <= 0.25, (k, value, (lo, hi))
         assert agg["reference"][k]["clock_allows"], k
     assert agg["backchannels_per_min"] > 2 and sum(agg["interruptions"].values()) > 0
