@@ -168,15 +168,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"eval-decisions failed: {err}", file=sys.stderr)
         return 2
     _print_table(rep)
+    emit_report(rep, args.out)
+    return 0
+
+
+def emit_report(rep: dict[str, Any], out: str | None) -> None:
+    """Print the report as JSON and, with `--out`, write it there too (temp file, then rename)."""
     text = json.dumps(rep, indent=2)
-    if args.out:
-        p = Path(args.out)
+    if out:
+        p = Path(out)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(p.name + ".tmp")
         tmp.write_text(text)
         tmp.replace(p)
     print(text)
-    return 0
 
 
 def _print_table(rep: dict[str, Any]) -> None:

@@ -28,7 +28,7 @@ import torch
 from model.dataset import DataError, Item, TrainSplit
 from model.duplex_metrics import GROUPS, RESPONSE, UNITS, gold_from_row, merge, score, summarize
 from model.duplex_runtime import DuplexRuntime
-from model.eval_decisions import load_model
+from model.eval_decisions import emit_report, load_model
 from model.protocol import LISTEN, SPEAK, UNIT, ProtocolVocab
 from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.vocab import OVERLAY_KINDS, Decision, EventKind
@@ -186,14 +186,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"eval-duplex failed: {str(err).splitlines()[0]}", file=sys.stderr)
         return 2
     _print_table(rep)
-    text = json.dumps(rep, indent=2)
-    if args.out:
-        p = Path(args.out)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(p)
-    print(text)
+    emit_report(rep, args.out)
     return 0
 
 
