@@ -107,25 +107,36 @@ def load_model(ckpt: Path, device: torch.device | None = None) -> tuple[DuplexMo
     return model, vocab, {"spec": spec, "state": state}
 
 
-@torch.no_grad()
-def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None) -> dict[str, Any]:
+def resolve_checkpoint(ckpt: str | Path) -> Path:
+    """A checkpoint folder as given, or the latest checkpoint of a run folder."""
     from model.train import find_resume
 
     ckpt = Path(ckpt)
-    if not (ckpt / "trainer_state.json").is_file():
-        found = find_resume(ckpt, "auto")
-        if found is None:
-            raise FileNotFoundError(f"{ckpt} is neither a checkpoint nor a run folder with checkpoints")
-        ckpt = found
-    device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
-    model, vocab, meta = load_model(ckpt, device)
-    bf16 = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
-    spec = meta["spec"]
+    if (ckpt / "trainer_state.json").is_file():
+        return ckpt
+    found = find_resume(ckpt, "auto")
+    if found is None:
+        raise FileNotFoundError(f"{ckpt} is neither a checkpoint nor a run folder with checkpoints")
+    return found
+
+
+def val_split(data: str | Path, spec: Any, vocab: ProtocolVocab) -> TrainSplit:
+    """The val split of an export, read as the checkpoint's config reads it, refused when it was
+    exported with another tokenizer extension than the checkpoint's."""
     image_size = (spec.model.vision.config or {}).get("image_size", 384) if spec.model.vision else None
     split = TrainSplit(data, max_seq_len=spec.train.max_seq_len, split="val", image_size=image_size,
                        recipe=spec.model.recipe)
     if split.vocab.to_json()["ids"] != vocab.to_json()["ids"] or split.vocab.speech_offset != vocab.speech_offset:
         raise ValueError("the data was exported with a different tokenizer extension than the checkpoint's")
+    return split
+
+
+@torch.no_grad()
+def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None) -> dict[str, Any]:
+    device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+    model, vocab, meta = load_model(resolve_checkpoint(ckpt), device)
+    bf16 = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
+    split = val_split(data, meta["spec"], vocab)
     per: dict[str, _Counts] = defaultdict(_Counts)
     seen = set()
     cand_dec = torch.tensor([vocab[LISTEN], vocab[SPEAK]], device=device)

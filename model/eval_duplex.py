@@ -28,7 +28,7 @@ import torch
 from model.dataset import DataError, Item, TrainSplit
 from model.duplex_metrics import GROUPS, RESPONSE, UNITS, gold_from_row, merge, score, summarize
 from model.duplex_runtime import DuplexRuntime
-from model.eval_decisions import emit_report, load_model
+from model.eval_decisions import emit_report, load_model, resolve_checkpoint, val_split
 from model.protocol import LISTEN, SPEAK, UNIT, ProtocolVocab
 from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.vocab import OVERLAY_KINDS, Decision, EventKind
@@ -84,26 +84,14 @@ def _decisions(units: list[Any]) -> str:
 @torch.no_grad()
 def evaluate(ckpt: str | Path, data: str | Path, *, source: str | Path | None = None, max_samples: int | None = None,
              use_cache: bool = True, max_text_tokens: int = 24, max_delegate_tokens: int = 48) -> dict[str, Any]:
-    from model.train import find_resume
-
-    ckpt = Path(ckpt)
-    if not (ckpt / "trainer_state.json").is_file():
-        found = find_resume(ckpt, "auto")
-        if found is None:
-            raise FileNotFoundError(f"{ckpt} is neither a checkpoint nor a run folder with checkpoints")
-        ckpt = found
+    ckpt = resolve_checkpoint(ckpt)
     import yaml
 
     from model.config import parse_run_spec
 
     # the inputs are checked before the model is built: a wrong folder fails in a second
     spec = parse_run_spec(yaml.safe_load((ckpt / "config.yaml").read_text()), str(ckpt / "config.yaml"))
-    image_size = (spec.model.vision.config or {}).get("image_size", 384) if spec.model.vision else None
-    split = TrainSplit(data, max_seq_len=spec.train.max_seq_len, split="val", image_size=image_size,
-                       recipe=spec.model.recipe)
-    vocab = ProtocolVocab.load(ckpt / "protocol.json")
-    if split.vocab.to_json()["ids"] != vocab.to_json()["ids"] or split.vocab.speech_offset != vocab.speech_offset:
-        raise EvalError("the data was exported with a different tokenizer extension than the checkpoint's")
+    split = val_split(data, spec, ProtocolVocab.load(ckpt / "protocol.json"))
     src_root, digests = _source_dir(split, source)
     # every row's gold first (shard sha256, id, unit count), so a wrong source fails before any model work
     todo: list[tuple[int, int, dict[str, Any], tuple[list[Any], list[Any]]]] = []
