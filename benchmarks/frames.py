@@ -38,6 +38,15 @@ def _blank_encode(size: int, n: int) -> float:
     return time.process_time() - t0
 
 
+def report_frame_rates(render_cpu: float, n_frames: int, size: int, note: str = "") -> None:
+    """Print scene frames per CPU-s beside the blank-frame JPEG encode measured now, and their ratio
+    (the figures this benchmark and benchmarks/omni.py both report)."""
+    fps, ref = n_frames / render_cpu, n_frames / _blank_encode(size, n_frames)
+    print(f"scene frames           {fps:8.1f} frames per CPU-s{note}")
+    print(f"blank JPEG encode      {ref:8.1f} frames per CPU-s (reference)")
+    print(f"ratio scene / blank    {fps / ref:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--num", type=int, default=8)
@@ -52,12 +61,8 @@ def main() -> None:
     for script in visual:
         render_frames(script.scene, FRAMES_PER_SCENE, args.size, script.seed)
     render_cpu = time.process_time() - t0
-    blank_cpu = _blank_encode(args.size, n_frames)
-    fps, ref = n_frames / render_cpu, n_frames / blank_cpu
     print(f"frames {args.size}x{args.size}      {n_frames} frames of {args.num} scenes")
-    print(f"scene frames           {fps:8.1f} frames per CPU-s")
-    print(f"blank JPEG encode      {ref:8.1f} frames per CPU-s (reference)")
-    print(f"ratio scene / blank    {fps / ref:.3f}")
+    report_frame_rates(render_cpu, n_frames, args.size)
 
     tts = EspeakBackend()
     audio_only = [plan_trajectory(cfg, sc, s) for j, s in enumerate(seeds)

@@ -26,7 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from frames import _blank_encode  # noqa: E402 - the sibling benchmark's reference
+from frames import report_frame_rates  # noqa: E402 - the sibling benchmark's figures
 
 from generators.registry import VISUAL_FAMILIES, plan_trajectory, scenario_for, trajectory_seed  # noqa: E402
 from pipeline.frames import render_frames  # noqa: E402
@@ -75,12 +75,8 @@ def main() -> None:
 
     n_frames = sum(len(r.frames) for r, _ in omni_rows)
     _, render_cpu = _cpu(lambda: [render_frames(s.scene, len(r.units), args.size, s.seed) for r, s in omni_rows])
-    blank_cpu = _blank_encode(args.size, n_frames)
-    fps, ref = n_frames / render_cpu, n_frames / blank_cpu
     print(f"Omni mix: {', '.join(sorted(VISUAL_FAMILIES))}; {args.num} trajectories per mix; frames {args.size}x{args.size}")
-    print(f"scene frames           {fps:8.1f} frames per CPU-s ({n_frames} frames)")
-    print(f"blank JPEG encode      {ref:8.1f} frames per CPU-s (reference)")
-    print(f"ratio scene / blank    {fps / ref:.3f}")
+    report_frame_rates(render_cpu, n_frames, args.size, note=f" ({n_frames} frames)")
     for key in ["omni", *sorted(k for k in cpu if k.startswith("omni:")), "audio-only"]:
         print(f"{key:22} {audio_s[key]:8.1f} audio-s in {cpu[key]:6.2f} CPU-s = "
               f"{audio_s[key] / cpu[key]:7.1f} audio-s per CPU-s")
