@@ -483,23 +483,22 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     vcut = next((x for x in st.scene.cuts if x.turn == turn.id), None) if st.scene is not None else None
     if turn.interruption is not None and vcut is not None:
         raise ScheduleError(f"turn {turn.id}: cut by both an interruption and a visual change")
-    if turn.interruption is not None:
+    cut: _Cut | None = None
+    if turn.interruption is not None:   # the cause of a cut: a user's cut-in, or a change a frame shows
         if user_voice is None:
             raise ScheduleError(f"turn {turn.id}: an interruption needs a user voice")
         cut = _find_cut(st, turn, turn.interruption, syn, start)
         _place_interruption(st, turn, turn.interruption, cut, user_voice)
-        n_voiced, n_heard, clip = cut.n_voiced, cut.n_heard, cut.at
-        ops = (Cut(at=cut.at - start, fade=cut.fade),)
-        fields.update(interrupted=True, unspoken_text=st.lang.join(tokens[n_voiced:]), cut_s=c.sec(cut.at),
-                      fade_s=turn.interruption.fade_s, action=turn.interruption.action,
-                      interruption=f"{turn.id}.interruption", truncated=cut.truncated)
+        cause = dict(fade_s=turn.interruption.fade_s, action=turn.interruption.action,
+                     interruption=f"{turn.id}.interruption")
     elif vcut is not None:
         cut = _find_visual_cut(st, turn, vcut, syn, start)
-        shown_by = _place_visual_cut(st, vcut, cut)
+        cause = dict(fade_s=vcut.fade_s, action=InterruptAction.REPAIR, cut_by=_place_visual_cut(st, vcut, cut))
+    if cut is not None:
         n_voiced, n_heard, clip = cut.n_voiced, cut.n_heard, cut.at
         ops = (Cut(at=cut.at - start, fade=cut.fade),)
         fields.update(interrupted=True, unspoken_text=st.lang.join(tokens[n_voiced:]), cut_s=c.sec(cut.at),
-                      fade_s=vcut.fade_s, action=InterruptAction.REPAIR, cut_by=shown_by, truncated=cut.truncated)
+                      **cause, truncated=cut.truncated)
     audio = st.place(turn.id, Stem.ASSISTANT, start, text, turn.voice, ops)
     end = start + ac.last_active_sample(audio)
     if clip is not None:   # the turn ends at its cut; the fade after it plays in a listening window
