@@ -112,16 +112,16 @@ def test_fsdp2_venus_keeps_the_frozen_speech_decoder_out_of_training(data, tmp_p
     assert not torch.equal(m2.llm.lm_head.weight, init.llm.lm_head.weight)   # while the LLM trained
 
 
-def test_ray_train_two_workers_trains_and_checkpoints(data, tmp_path, capsys):
-    """`duplexsynth train --ray-workers 2` on a local Ray started here (a cluster would use --ray-address)."""
+def test_ray_train_two_workers_trains_and_checkpoints(data, tmp_path, capsys, ray_head):
+    """`duplexsynth train --ray-workers 2 --ray-address HOST:PORT`: Ray Train on a cluster (the session's
+    loopback `ray start --head`, as a user's cluster would be reached), 2 workers."""
     ray = pytest.importorskip("ray")
     from jobs.cli import main as cli
 
     out = tmp_path / "ray-run"
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
         rc = cli(["train", "--config", "tiny", "--data", str(data), "--out", str(out), "--max-steps", "3",
-                  "--save-every", "3", "--ray-workers", "2"])
+                  "--save-every", "3", "--ray-workers", "2", "--ray-address", ray_head])
     finally:
         ray.shutdown()
     assert rc == 0
