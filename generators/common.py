@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from schemas.config import Dist, HarnessConfig, Range, TimingConfig, VoicesConfi
 from schemas.scene import Scene
 from schemas.script import ScriptTurn, VoiceSpec
 from schemas.vocab import Role, TurnAttr
+
+if TYPE_CHECKING:
+    from generators.scenes.video import VideoLibrary
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class Planner:
     harness_state: HarnessState = field(default_factory=HarnessState)   # per trajectory: the calendar
     lang: Language = ENGLISH   # how the script's text splits into words (schemas/language.py)
     scene: Scene | None = None   # Omni families: what the camera sees (schemas/scene.py), set by the planner
+    videos: "VideoLibrary | None" = None   # scene_source kind video: the annotated videos scenes come from
+    unit_s: float = 1.0          # the run's unit: a video segment's frames are this far apart
     _n: int = 0
     _control: "control.ControlSpec | None" = None   # the session's closed-loop timing targets
 

@@ -17,10 +17,11 @@ from generators.llm import CallGate, LLMFigures, LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking, visual)
 from generators.scenes.bank import has_visual
+from generators.scenes.video import VideoLibrary, video_library
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
-from schemas.config import (CORPUS_KIND, LLM_KIND, PROCEDURAL_KIND, SCENARIOS, ConfigError, HarnessConfig, RunConfig,
-                            Scenario, ScriptSourceConfig, TimingConfig, VoicesConfig)
+from schemas.config import (CORPUS_KIND, LLM_KIND, PROCEDURAL_KIND, SCENARIOS, VIDEO_KIND, ConfigError, HarnessConfig,
+                            RunConfig, Scenario, ScriptSourceConfig, TimingConfig, VoicesConfig)
 from schemas.provenance import ProceduralProvenance
 from schemas.script import Script
 
@@ -108,12 +109,15 @@ def trajectory_weights(cfg: RunConfig, language: str, seed: int) -> dict[str, fl
 
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
-                harness: HarnessConfig | None = None, voices: VoicesConfig | None = None) -> Script:
-    """Draw one trajectory's script. Every draw comes from `seed` alone."""
+                harness: HarnessConfig | None = None, voices: VoicesConfig | None = None,
+                videos: VideoLibrary | None = None, unit_s: float = 1.0) -> Script:
+    """Draw one trajectory's script. Every draw comes from `seed` alone. `videos`: the annotated videos
+    the Omni families take their scenes from (None: procedural scenes); `unit_s`: the run's unit."""
     if scenario not in PLANNERS:
         raise ValueError(f"unknown scenario {scenario!r}; known: {[s.value for s in PLANNERS]}")
     rng = np.random.default_rng(seed)
     p = Planner.create(rng, timing, harness, lang=language_of(language), voices=voices)
+    p.videos, p.unit_s = videos, unit_s
     domain, turns = PLANNERS[scenario](p)
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns),
@@ -123,8 +127,9 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
 def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | None = None) -> Script:
     """`plan_script` with the timing, language and harness of a run config: what jobs render.
     `language` is the trajectory's (`language_for`); None: the run's own `language`."""
+    videos = video_library(cfg.scene_source) if cfg.scene_source.kind == VIDEO_KIND else None
     return plan_script(scenario, seed, cfg.timing, cfg.language if language is None else language, cfg.harness,
-                       cfg.voices)
+                       cfg.voices, videos, cfg.unit_s)
 
 
 ScriptWriter = LLMWriter | CorpusSource   # a script source other than the procedural planners

@@ -42,6 +42,7 @@ import yaml
 
 from generators.version import GENERATOR_VERSION
 from generators.corpus import pin_corpus
+from generators.scenes.video import pin_videos
 from generators.llm import LLMFigures
 from jobs.llm_gate import gate_of, start_gates
 from jobs.lock import output_lock
@@ -267,6 +268,7 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     for note in preflight(cfg):
         print(note, file=sys.stderr, flush=True)
     cfg = pin_corpus(cfg)   # a corpus's content fingerprint into the config (its hash, the resume check)
+    cfg = pin_videos(cfg)   # likewise the videos' and annotations' fingerprint
     store = _open_store(out)
     with output_lock(store, "duplexsynth generate"):
         _check_output_folder(store)

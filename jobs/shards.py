@@ -247,7 +247,17 @@ def preflight(cfg: RunConfig) -> list[str]:
     check_voices_installed(cfg)
     check_source(cfg)
     check_corpus_source(cfg)
+    check_video_source(cfg)
     return check_languages(cfg) + check_sources(cfg)
+
+
+def check_video_source(cfg: RunConfig) -> None:
+    """Refuse, before anything is written, a video scene source whose annotations or videos do not read,
+    or that holds nothing a visual family the run asks for can use (generators/scenes/video.py)."""
+    from generators.scenes.bank import has_visual, visual_bank
+    from generators.scenes.video import check_videos
+    states = {code: tuple(visual_bank(code).watch.states) for code in cfg.language_weights() if has_visual(code)}
+    check_videos(cfg, states)
 
 
 def check_cosyvoice(cfg: RunConfig) -> None:

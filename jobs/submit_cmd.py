@@ -56,10 +56,12 @@ def run(args: argparse.Namespace) -> int:
     # Every config check runs here, before anything is uploaded: pydantic's, then those that read
     # files (tokenizer ONNX, noise/RIR folders). A refusal is a UsageError: jobs.cli prints one line.
     from generators.corpus import pin_corpus
+    from generators.scenes.video import pin_videos
 
     cfg = resolve_config(args)
     preflight(cfg)
     cfg = pin_corpus(cfg)   # the cluster's run must read the corpus this machine read, or refuse
+    cfg = pin_videos(cfg)   # and the videos
     out = args.out if is_uri(args.out) else str(Path(args.out).absolute())
     job_id = args.job_id or f"duplexsynth-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     try:

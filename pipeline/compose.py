@@ -711,7 +711,8 @@ def _visual_events(c: _Clock, scene: Scene, num_units: int) -> list[Event]:
             if stated:
                 attrs.stated_by = stated
             t = c.sec(window_start(ch.unit, c.U))
-            text = f"{obj.colour} {obj.label}" if ch.change == VisualChange.APPEARS else value or obj.label
+            text = (ch.description if ch.description is not None   # a video scene's annotation
+                    else f"{obj.colour} {obj.label}" if ch.change == VisualChange.APPEARS else value or obj.label)
             out.append(make_event(visual_event_id(obj.id, i), EventKind.VISUAL, Role.HARNESS, t, t, text, attrs))
     return out
 

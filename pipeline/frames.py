@@ -120,6 +120,7 @@ def _draw_object(d: ImageDraw.ImageDraw, obj: SceneObject, k: int, size: int, ma
 
 def _background(scene: Scene, full: int, margin: int, size: int) -> Image.Image:
     r = scene.render
+    assert r is not None, "a video scene is decoded (pipeline/video.py), not drawn"
     top, bottom = np.array(r.background, dtype=np.float32), np.array(r.background2, dtype=np.float32)
     t = np.linspace(0.0, 1.0, full, dtype=np.float32)[:, None]
     rows = top * (1 - t) + bottom * t
@@ -146,6 +147,7 @@ def _background(scene: Scene, full: int, margin: int, size: int) -> Image.Image:
 def _frame(scene: Scene, background: Image.Image, k: int, size: int, seed: int) -> bytes:
     """Frame k drawn over the scene's `background` (the same for every frame, so drawn once)."""
     r = scene.render
+    assert r is not None, "a video scene is decoded (pipeline/video.py), not drawn"
     rng = np.random.default_rng([seed, FRAME_STREAM, k])
     scale = size / REFERENCE_SIZE
     margin = (background.width - size) // 2
@@ -174,6 +176,7 @@ def _frame(scene: Scene, background: Image.Image, k: int, size: int, seed: int) 
 
 def _canvas(scene: Scene, size: int) -> Image.Image:
     """The background with room around it for the camera jitter."""
+    assert scene.render is not None, "a video scene is decoded (pipeline/video.py), not drawn"
     margin = int(math.ceil(scene.render.jitter_px * size / REFERENCE_SIZE)) + 1
     return _background(scene, size + 2 * margin, margin, size)
 

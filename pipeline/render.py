@@ -22,6 +22,7 @@ from pipeline.io import encode_flac
 from pipeline.native_tokens import overlay_native
 from pipeline.scene import draw_scene, noise_events, snr_masks
 from pipeline.units import slice_units
+from pipeline.video import decode_frames
 from schemas.decode_budget import DECODE_META_KEY, DECODE_MS_PER_STEP
 from schemas.config import RunConfig
 from schemas.language import language
@@ -51,6 +52,20 @@ def render_mic(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, assistant
     return mixer.finish_mic(mix, scene.clip_guard_scale), scene, noise_events(scene, n / sr)
 
 
+def scene_frames(script: Script, num_units: int, cfg: RunConfig) -> list[bytes]:
+    """One JPEG per unit of an Omni row: drawn from a procedural scene, or decoded from a video scene's
+    clip in the run's video folder (scene_source.path); none for an audio-only row."""
+    scene = script.scene
+    if scene is None:
+        return []
+    if scene.video is not None:
+        if cfg.scene_source.path is None:
+            raise ValueError(f"the scene of {script.scenario} is a segment of {scene.video.file}, and the run "
+                             "names no video folder (scene_source.path)")
+        return decode_frames(scene.video, cfg.scene_source.path, num_units, cfg.vision.frame_size, cfg.unit_s)
+    return render_frames(scene, num_units, cfg.vision.frame_size, script.seed)
+
+
 def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synthesizer,
                       tokenizer: Any | None = None, source: dict[str, Any] | None = None) -> TrajectoryRow:
     """Realise a planned script as a row. `source`: the script's provenance (schemas/provenance.py),
@@ -71,8 +86,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     if tokens is not None and tl.speak is not None:   # an engine's own tokens (CosyVoice) where it speaks
         tokens, token_source = overlay_native(tokens, tl.spec.tracks, tl.speak, cfg.sample_rate)
     units = slice_units(events, tl.words, tl.num_units, cfg.unit_s, cfg.sample_rate, tokens, language(script.language))
-    frames = ([] if script.scene is None
-              else render_frames(script.scene, tl.num_units, cfg.vision.frame_size, seed))
+    frames = scene_frames(script, tl.num_units, cfg)
     meta = {
         "generator_version": GENERATOR_VERSION,
         "config_hash": cfg.config_hash(),

@@ -526,6 +526,59 @@ class VisionConfig(_Strict):
     frame_size: Int = Field(DEFAULT_FRAME_SIZE, ge=MIN_FRAME_SIZE, le=MAX_FRAME_SIZE)
 
 
+# Scene sources (issue #15 item 2): where an Omni trajectory's frames come from. `procedural` draws and
+# renders a scene (generators/scenes/planner.py, pipeline/frames.py); `video` takes a segment of an
+# annotated video file (generators/scenes/video.py) and decodes it at one frame per unit (pipeline/video.py).
+VIDEO_KIND = "video"
+SCENE_SOURCE_KINDS: tuple[str, ...] = ("procedural", VIDEO_KIND)
+# The families a video scene cannot carry: visual_change moves its change to the frame that cuts the
+# answer, which depends on the rendered audio, and a video's changes are where the video has them.
+VIDEO_REFUSED_FAMILIES: tuple[str, ...] = (Scenario.VISUAL_CHANGE,)
+
+
+class SceneSourceConfig(_Strict):
+    """`video`: `path` is a folder of video files and `annotations` a JSONL file of their visual events
+    (README "Real video"). `videos_sha256` is the fingerprint of the annotations and of every video they
+    name (generators/scenes/video.videos_fingerprint): `generate` pins it into the run's config, so into
+    its hash, as it pins a corpus's `corpus_sha256`; given in a config, the files must still match it.
+    The default (procedural) is left out of the dump, so configs hash as before the key existed."""
+
+    kind: Literal["procedural", "video"] = "procedural"
+    path: Path | None = None
+    annotations: Path | None = None
+    videos_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+
+    @field_validator("path")
+    @classmethod
+    def _folder(cls, v: Path | None) -> Path | None:
+        if v is not None and not Path(v).is_dir():
+            raise ValueError(f"video folder not found: {v}")
+        return v
+
+    @field_validator("annotations")
+    @classmethod
+    def _file(cls, v: Path | None) -> Path | None:
+        if v is not None and not Path(v).is_file():
+            raise ValueError(f"annotation file not found: {v}")
+        return v
+
+    @model_validator(mode="after")
+    def _fields_of_kind(self) -> "SceneSourceConfig":
+        given = [f for f in ("path", "annotations", "videos_sha256") if getattr(self, f) is not None]
+        if self.kind == VIDEO_KIND:
+            missing = [f for f in ("path", "annotations") if getattr(self, f) is None]
+            if missing:
+                raise ValueError(f"{missing[0]} is required with kind video")
+        elif given:
+            raise ValueError(f"{given[0]} is only for kind video (kind is {self.kind})")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        return {k: v for k, v in out.items() if v is not None}
+
+
 class SpeechTokenizerConfig(_Strict):
     """Path to an official S3 tokenizer ONNX file (speech_tokenizer_v2.onnx / v3). None: no tokens."""
 
@@ -703,6 +756,7 @@ class RunConfig(_Strict):
     # a weighted mix of script sources instead of `script_source`: each trajectory draws its own from its seed
     script_sources: list[ScriptSourceConfig] | None = Field(None, min_length=1, max_length=16)
     vision: VisionConfig = VisionConfig()
+    scene_source: SceneSourceConfig = SceneSourceConfig()
     flac_compression: Int = Field(5, ge=0, le=8)
     max_shard_attempts: Int = Field(3, ge=1, le=MAX_SHARD_ATTEMPTS)
     twins: TwinsConfig = TwinsConfig()
@@ -719,6 +773,16 @@ class RunConfig(_Strict):
                              "or a weighted mix (script_sources: [{kind: procedural, weight: 0.5}, "
                              "{kind: llm, weight: 0.5, ...}]), not both")
         return data
+
+    @model_validator(mode="after")
+    def _video_families(self) -> "RunConfig":
+        if self.scene_source.kind == VIDEO_KIND:
+            refused = [s for s in VIDEO_REFUSED_FAMILIES if self.scenarios.get(s, 0.0) > 0]
+            if refused:
+                raise ValueError(f"scenarios: {', '.join(refused)} cannot take its scenes from video "
+                                 "(scene_source kind video): it moves its change to the frame that cuts the answer, "
+                                 "and a video's changes are where the video has them; set scenarios without it")
+        return self
 
     @model_validator(mode="after")
     def _weights_in_a_mix(self) -> "RunConfig":
@@ -761,6 +825,8 @@ class RunConfig(_Strict):
             out.pop("script_source", None)
         if self.vision == VisionConfig():   # default frames: configs hash as before Omni rows existed
             out.pop("vision", None)
+        if self.scene_source == SceneSourceConfig():   # procedural scenes: as before video import existed
+            out.pop("scene_source", None)
         if self.twins == TwinsConfig():   # no twins: as before twins existed
             out.pop("twins", None)
         if self.decode_budget == DecodeBudgetConfig():   # the SDK's rate: as before the key existed

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 # stream [trajectory seed, FRAME_STREAM, frame index]; acoustics use [seed, 1].
 FRAME_STREAM = 2
 DEFAULT_FRAME_SIZE = 448   # Realtime-Venus evaluates SigLIP2 at 448 x 448
+VIDEO_JPEG_QUALITY = 90    # frames decoded from a video (pipeline/video.py) are stored at this JPEG quality
 
 
 class SceneKind(StrEnum):
@@ -88,20 +89,25 @@ class Change(_M):
     state: str | None = None      # changes_state: the new state name
     rgb: RGB | None = None        # changes_state: the state's indicator colour
     text: str | None = None       # text_changes: the text shown from this frame on
+    # a video scene's annotation of what the frame shows (generators/scenes/video.py); left out of the
+    # dump when None, so procedural scenes dump as before video import existed
+    description: str | None = Field(None, exclude_if=lambda v: v is None)
 
 
 class SceneObject(_M):
     """A thing in view: what it is, how it looks, and its timeline (appears first, leaves last).
 
-    Objects no `VisualAsk` names are the distractors: seen, never asked about.
+    Objects no `VisualAsk` names are the distractors: seen, never asked about. An object of a video
+    scene has no drawing (rgb, shape, box: None; the video shows it) and a colour only where its
+    annotation gives one.
     """
 
     id: str
     label: str                    # what people call it ("mug"): the word a reply names it by
-    colour: str                   # the colour name a reply says
-    rgb: RGB
-    shape: Shape
-    box: Box                      # where it appears
+    colour: str | None            # the colour name a reply says
+    rgb: RGB | None
+    shape: Shape | None
+    box: Box | None               # where it appears
     text: str | None = None       # printed on it (a sign, a screen), readable from its text_readable change,
                                   # until a text_changes change shows another
     state: str | None = None      # initial state name, for objects whose state changes
@@ -173,19 +179,44 @@ class VisualCut(_M):
     fade_s: float = Field(ge=0.02, le=0.05)
 
 
+class VideoClip(_M):
+    """Where a video scene's frames come from (scene_source kind video): frame k is the picture the
+    file shows at `start_s + k * unit_s` (its last frame at or before that time), scaled and centre-
+    cropped to the frame size. `sha256` is the file's content fingerprint, so a row names the exact
+    video it was decoded from; `duration_s` is the file's length, for the error of a trajectory that
+    outlasts it."""
+
+    file: str                     # relative to scene_source.path
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    start_s: float = Field(ge=0.0)
+    duration_s: float = Field(gt=0.0)
+
+
 class Scene(_M):
+    """A procedural scene (`render`: pipeline/frames.py draws its objects) or a video scene (`video`:
+    pipeline/video.py decodes its frames, and its objects and changes are the annotation's)."""
+
     kind: SceneKind
     place: str                    # how speech names the place ("desk"): "the mug on the desk"
     objects: tuple[SceneObject, ...] = Field(min_length=1)
-    render: RenderDraws
+    render: RenderDraws | None = Field(None, exclude_if=lambda v: v is None)
     asks: tuple[VisualAsk, ...] = ()
     cuts: tuple[VisualCut, ...] = ()
+    video: VideoClip | None = Field(None, exclude_if=lambda v: v is None)
 
     @model_validator(mode="after")
     def _asks_known(self) -> "Scene":
         ids = [o.id for o in self.objects]
         if len(set(ids)) != len(ids):
             raise ValueError("scene object ids must be unique")
+        if (self.render is None) == (self.video is None):
+            raise ValueError("a scene has either render draws (procedural) or a video clip, not both or neither")
+        if self.video is None:
+            for o in self.objects:
+                if None in (o.colour, o.rgb, o.shape, o.box):
+                    raise ValueError(f"object {o.id}: a procedural scene draws it, so it needs colour, rgb, shape and box")
+        elif self.cuts:
+            raise ValueError("a video scene's changes are where the video has them: it takes no VisualCut")
         for a in self.asks:
             obj = self.object(a.object)
             if obj is None or obj.first(a.change) is None:

@@ -7,6 +7,9 @@ asked object and states only its fact, and records which frame shows it (`Visual
 composition starts it no earlier than the window after that frame (DESIGN §6).
 `plan_watch` (visual_watch) and `plan_change` (visual_change) add a change to the scene: one the user
 asked to be told about, one that makes an answer stale while it is spoken.
+With a video scene source (`p.videos`), visual_qa and visual_watch take a segment of an annotated
+video instead (generators/scenes/video.py): the object asked about, its colour, text or state, and
+the frame that first shows it are the annotation's, and the segment start is drawn from the seed.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import numpy as np
 from generators.banks.engine import new_seed, render_rng
 from generators.common import Planner
 from generators.scenes.bank import QA, Fact, visual_bank
+from generators.scenes.video import pick_fact, pick_watch, segment_scene
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
                                        with_state_change, with_text_change)
 from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange, VisualCut
@@ -46,7 +50,60 @@ def _apart(a: SceneObject, b: SceneObject) -> bool:
     return all(overlap(x, y) == 0 for x in _boxes(a) for y in _boxes(b))
 
 
+class NoVideoScene(ValueError):
+    """The annotated videos hold nothing this family can use (jobs refuse such a run up front)."""
+
+
+def _plan_video_qa(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """visual_qa over a video segment: the first question about an object whose fact (its text, from
+    the frame it is readable; or its colour, from the frame it appears) is shown by one of the first
+    frames, the second (sometimes) about another object of the segment shown as early."""
+    assert p.videos is not None
+    kind = VisualChange.TEXT_READABLE if p.rng.random() < 0.6 else VisualChange.APPEARS
+    pick = pick_fact(p.videos, p.rng, p.unit_s, kind, EARLY_VIDEO)
+    if pick is None:
+        kind = _OTHER_FACT[kind]
+        pick = pick_fact(p.videos, p.rng, p.unit_s, kind, EARLY_VIDEO)
+    if pick is None:
+        raise NoVideoScene("no annotated object can be asked about (an appears event with a colour, or text_readable)")
+    scene = segment_scene(pick.video, pick.start_s, p.unit_s)
+    first = scene.object(pick.obj.id)
+    assert first is not None
+    asked = [(first, kind)]
+    others = [o for o in scene.objects if o is not first and o.label != first.label
+              and any(_video_fact_ok(o, k) for k in _OTHER_FACT)]
+    if others and p.rng.random() < TWO_QUESTIONS_PROB:
+        other = others[int(p.rng.integers(len(others)))]
+        asked.append((other, next(k for k in (VisualChange.TEXT_READABLE, VisualChange.APPEARS)
+                                  if _video_fact_ok(other, k))))
+    bank = visual_bank(p.lang.code)
+    turns: list[ScriptTurn] = []
+    asks: list[VisualAsk] = []
+    for obj, change in asked:
+        qa = bank.text if change == VisualChange.TEXT_READABLE else bank.colour
+        slots = {"label": obj.label, "place": scene.place, "colour": obj.colour or "", "text": obj.text or ""}
+        turns.append(p.user(render_rng(p.rng, qa.ask, slots)))
+        answer = p.assistant(render_rng(p.rng, qa.answer, slots))
+        turns.append(answer)
+        asks.append(VisualAsk(turn=answer.id, object=obj.id, change=change))
+    return f"visual_{scene.kind}", turns, with_asks(scene, asks)
+
+
+_OTHER_FACT = {VisualChange.TEXT_READABLE: VisualChange.APPEARS, VisualChange.APPEARS: VisualChange.TEXT_READABLE}
+EARLY_VIDEO = (0, 4)   # a video segment starts so the asked fact's frame is one of these
+
+
+def _video_fact_ok(obj: SceneObject, change: VisualChange) -> bool:
+    """The object's `change` can be asked about in a video segment: it has one, early enough, with what it says."""
+    c = obj.first(change)
+    said = obj.text if change == VisualChange.TEXT_READABLE else obj.colour
+    return c is not None and c.unit < EARLY_VIDEO[1] and said is not None
+
+
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    if p.videos is not None:
+        domain, turns, p.scene = _plan_video_qa(p)
+        return domain, turns
     scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_text=p.rng.random() < 0.6)
     early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
     candidates = [o for o in scene.objects if o.id in early]
@@ -71,6 +128,8 @@ def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """"Tell me when the kettle boils": the assistant acknowledges, then speaks up unprompted in the
     window after the frame that first shows the change (a proactive visual trigger)."""
     watch = visual_bank(p.lang.code).watch
+    if p.videos is not None:
+        return _plan_video_watch(p)
     scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_states=tuple(watch.states))
     early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
     watchable = [o for o in scene.objects if o.id in early and set(state_targets(scene, o)) & set(watch.states)]
@@ -84,6 +143,25 @@ def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     turns = [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
     asks = [VisualAsk(turn=announce.id, object=obj.id, change=VisualChange.CHANGES_STATE)]
     p.scene = with_asks(keep_visible(scene, {obj.id}), asks)
+    return f"visual_{scene.kind}", turns
+
+
+def _plan_video_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """visual_watch over a video segment: the watched change is the annotation's first change of an
+    object to a state the lines can say, WATCH_AFTER frames into the segment."""
+    assert p.videos is not None
+    watch = visual_bank(p.lang.code).watch
+    found = pick_watch(p.videos, p.rng, p.unit_s, tuple(watch.states), WATCH_AFTER)
+    if found is None:
+        raise NoVideoScene(f"no annotated object changes to a state visual_watch can say ({', '.join(watch.states)})")
+    pick, event = found
+    assert event.state is not None
+    slots = {"label": pick.obj.label, "when": watch.states[event.state].when, "now": watch.states[event.state].now}
+    ack = p.assistant(render_rng(p.rng, watch.ack, slots))
+    announce = p.assistant(render_rng(p.rng, watch.announce, slots), trigger=Trigger.VISUAL)
+    turns = [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
+    scene = segment_scene(pick.video, pick.start_s, p.unit_s)
+    p.scene = with_asks(scene, [VisualAsk(turn=announce.id, object=pick.obj.id, change=VisualChange.CHANGES_STATE)])
     return f"visual_{scene.kind}", turns
 
 

@@ -1,0 +1,366 @@
+"""Real video scenes (issue #15 item 2): a folder of video files plus a JSONL file of their visual
+events becomes the scenes of visual_qa and visual_watch (scene_source kind video, README "Real video").
+
+One annotation a line: `video` (a file in the folder), `t_s` (when the video first shows the event),
+`kind` (a VisualChange: appears, changes_state, text_readable, text_changes, moves, leaves), `object`
+(its label, one lowercase word; `id` tells two objects of one label apart), and what the event says:
+`colour` (appears: the colour a reply may say), `state` (changes_state: the new state; appears: the
+initial one), `text` (text_readable / text_changes), `description` (what the frame shows: the visual
+event's text), `place` / `scene` (how speech names where the camera looks, and its SceneKind).
+
+A trajectory takes a segment of one video, drawn from its seed: frame k is the picture at
+`start_s + k * unit_s` (pipeline/video.py decodes it), so an event at t_s is first shown by frame
+ceil((t_s - start_s) / unit_s) and becomes a change at that unit; an event before the segment is
+folded into what frame 0 shows. Reading refuses (ConfigError, one line naming the file, line and
+field) a broken line, a video the folder lacks or ffmpeg cannot read, and a time past a video's end.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from schemas.config import VIDEO_KIND, ConfigError, RunConfig, SceneSourceConfig
+from schemas.scene import Change, Scene, SceneKind, SceneObject, VideoClip, VisualAsk, VisualChange
+
+_LABEL = re.compile(r"^[a-z]+$")
+_DURATION = re.compile(r"Duration: (\d+):(\d\d):(\d\d(?:\.\d+)?)")
+_EPS = 1e-6          # a time on a frame's own instant is shown by that frame
+FINGERPRINT_CHUNK = 1 << 20
+
+
+def ffmpeg_exe() -> str:
+    """The ffmpeg binary imageio-ffmpeg ships (or the one IMAGEIO_FFMPEG_EXE names)."""
+    import imageio_ffmpeg
+    return str(imageio_ffmpeg.get_ffmpeg_exe())
+
+
+class Annotation(BaseModel):
+    """One line of the annotation file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    video: str = Field(min_length=1)
+    t_s: float = Field(ge=0.0)
+    kind: VisualChange
+    object: str
+    id: str | None = None
+    colour: str | None = None
+    state: str | None = None
+    text: str | None = None
+    description: str | None = None
+    place: str | None = None
+    scene: SceneKind | None = None
+
+
+# which fields a kind of event needs, and which it may carry beyond the common ones
+_NEEDS: dict[VisualChange, tuple[str, ...]] = {
+    VisualChange.CHANGES_STATE: ("state",), VisualChange.TEXT_READABLE: ("text",),
+    VisualChange.TEXT_CHANGES: ("text",)}
+_TAKES: dict[VisualChange, tuple[str, ...]] = {
+    VisualChange.APPEARS: ("colour", "state"), VisualChange.CHANGES_STATE: ("state",),
+    VisualChange.TEXT_READABLE: ("text",), VisualChange.TEXT_CHANGES: ("text",)}
+
+
+@dataclass(frozen=True)
+class AnnotatedObject:
+    """An object of one video: its label, colour, initial state and events (video time, in order)."""
+
+    id: str
+    label: str
+    colour: str | None
+    state: str | None
+    events: tuple[Annotation, ...]
+
+    def first(self, kind: VisualChange) -> Annotation | None:
+        return next((e for e in self.events if e.kind == kind), None)
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    file: str
+    sha256: str
+    duration_s: float
+    place: str
+    kind: SceneKind
+    objects: tuple[AnnotatedObject, ...]
+
+
+@dataclass(frozen=True)
+class VideoLibrary:
+    """The run's annotated videos, read once per process (`video_library`)."""
+
+    root: Path
+    videos: tuple[VideoInfo, ...]
+
+
+def frame_of(t_s: float, start_s: float, unit_s: float) -> int:
+    """The first frame of a segment starting at `start_s` that shows what the video shows from `t_s`."""
+    return max(0, math.ceil((t_s - start_s) / unit_s - _EPS))
+
+
+def probe_duration(path: Path) -> float:
+    """The video's duration from ffmpeg's reading of its header; ConfigError when it is no readable video."""
+    try:
+        res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-nostdin", "-i", str(path)], capture_output=True,
+                             text=True, errors="replace", timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise ConfigError(f"scene_source.path: cannot run ffmpeg on {path.name} ({err})") from None
+    info = res.stderr
+    m = _DURATION.search(info)
+    if "Video:" not in info or m is None:
+        lines = [ln.strip() for ln in info.splitlines() if ln.strip()]
+        why = lines[-1] if lines else "no output"
+        raise ConfigError(f"scene_source.path: {path.name} is not a readable video with a duration (ffmpeg: {why})")
+    h, mnt, sec = m.groups()
+    return int(h) * 3600 + int(mnt) * 60 + float(sec)
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(FINGERPRINT_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _read_lines(path: Path) -> list[tuple[int, Annotation]]:
+    where = path.name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"scene_source.annotations: cannot read {path} ({err})") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = Annotation.model_validate(json.loads(line))
+        except json.JSONDecodeError as err:
+            raise ConfigError(f"{where}:{n}: not a JSON object ({err.msg})") from None
+        except ValidationError as err:
+            e = err.errors()[0]
+            field = ".".join(str(p) for p in e["loc"]) or "line"
+            raise ConfigError(f"{where}:{n}: {field}: {str(e['msg']).removeprefix('Value error, ')}") from None
+        if not _LABEL.match(rec.object):
+            raise ConfigError(f"{where}:{n}: object: {rec.object!r} must be one lowercase word (the word a reply says)")
+        for f in _NEEDS.get(rec.kind, ()):
+            if getattr(rec, f) is None:
+                raise ConfigError(f"{where}:{n}: {f}: a {rec.kind} event needs one")
+        for f in ("colour", "state", "text"):
+            if getattr(rec, f) is not None and f not in _TAKES.get(rec.kind, ()):
+                raise ConfigError(f"{where}:{n}: {f}: a {rec.kind} event takes none")
+        out.append((n, rec))
+    if not out:
+        raise ConfigError(f"scene_source.annotations: {path} holds no annotation")
+    return out
+
+
+def _objects(where: str, lines: list[tuple[int, Annotation]]) -> tuple[AnnotatedObject, ...]:
+    by_id: dict[str, list[tuple[int, Annotation]]] = {}
+    for n, rec in lines:
+        by_id.setdefault(rec.id or rec.object, []).append((n, rec))
+    out = []
+    for oid, recs in by_id.items():
+        recs.sort(key=lambda x: (x[1].t_s, x[0]))
+        n0, first = recs[0]
+        if first.kind != VisualChange.APPEARS:
+            raise ConfigError(f"{where}:{n0}: kind: object {oid}'s first event is {first.kind}; it must be appears")
+        labels = {r.object for _, r in recs}
+        if len(labels) > 1:
+            raise ConfigError(f"{where}:{recs[1][0]}: object: id {oid} is named {sorted(labels)}; give one label an id")
+        for n, r in recs[1:]:
+            if r.kind == VisualChange.APPEARS:
+                raise ConfigError(f"{where}:{n}: kind: object {oid} appears twice")
+        for n, r in recs[:-1]:
+            if r.kind == VisualChange.LEAVES:
+                raise ConfigError(f"{where}:{n}: kind: object {oid} leaves before its later events")
+        out.append(AnnotatedObject(id=oid, label=first.object, colour=first.colour, state=first.state,
+                                   events=tuple(r for _, r in recs)))
+    return tuple(out)
+
+
+def read_library(src: SceneSourceConfig) -> VideoLibrary:
+    """The annotated videos of a `video` scene source, every check applied (ConfigError, one line)."""
+    assert src.path is not None and src.annotations is not None
+    root, ann = Path(src.path), Path(src.annotations)
+    lines = _read_lines(ann)
+    per_video: dict[str, list[tuple[int, Annotation]]] = {}
+    for n, rec in lines:
+        per_video.setdefault(rec.video, []).append((n, rec))
+    videos = []
+    for name in sorted(per_video):
+        recs = per_video[name]
+        n0 = recs[0][0]
+        file = root / name
+        if Path(name).is_absolute() or ".." in Path(name).parts or not file.is_file():
+            raise ConfigError(f"{ann.name}:{n0}: video: no file {name} in {root}")
+        duration = probe_duration(file)
+        for n, r in recs:
+            if r.t_s > duration + _EPS:
+                raise ConfigError(f"{ann.name}:{n}: t_s: {r.t_s} s is past the end of {name} ({duration:.3f} s)")
+        places = {r.place for _, r in recs if r.place is not None}
+        kinds = {r.scene for _, r in recs if r.scene is not None}
+        if len(places) != 1 or len(kinds) != 1:
+            which, got = ("place", places) if len(places) != 1 else ("scene", kinds)
+            raise ConfigError(f"{ann.name}:{n0}: {which}: the lines of {name} give {len(got)} values "
+                              f"({', '.join(sorted(map(str, got))) or 'none'}); give exactly one")
+        videos.append(VideoInfo(file=name, sha256=file_sha256(file), duration_s=duration, place=places.pop(),
+                                kind=SceneKind(kinds.pop()), objects=_objects(ann.name, recs)))
+    return VideoLibrary(root=root, videos=tuple(videos))
+
+
+def _stamp(src: SceneSourceConfig) -> tuple[tuple[str, int, int], ...]:
+    """(file, size, mtime) of the annotation file and every file of the video folder: what a cached read depends on."""
+    assert src.path is not None and src.annotations is not None
+    try:
+        files = [Path(src.annotations), *sorted(p for p in Path(src.path).iterdir() if p.is_file())]
+        return tuple((str(f), (st := f.stat()).st_size, st.st_mtime_ns) for f in files)
+    except OSError as err:
+        raise ConfigError(f"scene_source: cannot read {err.filename} ({err.strerror})") from None
+
+
+@functools.lru_cache(maxsize=4)
+def _library_cached(path: str, annotations: str, stamp: tuple[tuple[str, int, int], ...]) -> VideoLibrary:
+    return read_library(SceneSourceConfig(kind=VIDEO_KIND, path=Path(path), annotations=Path(annotations)))
+
+
+def video_library(src: SceneSourceConfig) -> VideoLibrary:
+    """The library of a `video` scene source, read once per process per content (an edit re-reads)."""
+    return _library_cached(str(src.path), str(src.annotations), _stamp(src))
+
+
+def videos_fingerprint(lib: VideoLibrary, annotations: Path) -> str:
+    """sha256 over the annotation file's bytes and each named video's name and content sha256."""
+    h = hashlib.sha256(file_sha256(annotations).encode())
+    for v in lib.videos:
+        h.update(b"\0" + json.dumps(v.file).encode() + b"\0" + v.sha256.encode())
+    return h.hexdigest()
+
+
+def pin_videos(cfg: RunConfig) -> RunConfig:
+    """`cfg` with its video source's fingerprint (`videos_sha256`) filled in, so the config hash (the
+    resume check, every shard's sidecar) changes when a video or the annotations do; a fingerprint the
+    config already gives must match (ConfigError otherwise). Other configs are returned as they are."""
+    src = cfg.scene_source
+    if src.kind != VIDEO_KIND:
+        return cfg
+    assert src.annotations is not None
+    actual = videos_fingerprint(video_library(src), Path(src.annotations))
+    if src.videos_sha256 is not None and src.videos_sha256 != actual:
+        raise ConfigError(f"scene_source.videos_sha256: the videos or annotations have changed since this run's "
+                          f"config was written (now {actual[:16]}…, the config pins {src.videos_sha256[:16]}…); "
+                          "restore them, or start a new run (another --out, or --force-new-run)")
+    return cfg.model_copy(update={"scene_source": src.model_copy(update={"videos_sha256": actual})})
+
+
+# ----------------------------------------------------------------------------- segments -> scenes
+
+def segment_scene(video: VideoInfo, start_s: float, unit_s: float,
+                  asks: tuple[VisualAsk, ...] = ()) -> Scene:
+    """The scene of `video` from `start_s`: each event at the unit of the first frame showing it; what
+    happened before the segment is what frame 0 shows (an object that left before it is not in it)."""
+    objects = []
+    for o in video.objects:
+        leaves = o.first(VisualChange.LEAVES)
+        if leaves is not None and leaves.t_s <= start_s + _EPS:
+            continue
+        state, text, changes = o.state, None, []
+        for e in o.events:
+            unit = frame_of(e.t_s, start_s, unit_s)
+            if e.kind == VisualChange.TEXT_READABLE:
+                text = e.text
+            elif unit == 0 and e.kind != VisualChange.APPEARS:   # so already in frame 0
+                state = e.state if e.kind == VisualChange.CHANGES_STATE else state
+                text = e.text if e.kind == VisualChange.TEXT_CHANGES else text
+                continue
+            changes.append(Change(unit=unit, change=e.kind,
+                                  state=e.state if e.kind == VisualChange.CHANGES_STATE else None,
+                                  text=e.text if e.kind == VisualChange.TEXT_CHANGES else None,
+                                  description=e.description))
+        objects.append(SceneObject(id=o.id, label=o.label, colour=o.colour, rgb=None, shape=None, box=None,
+                                   text=text, state=state, timeline=tuple(changes)))
+    clip = VideoClip(file=video.file, sha256=video.sha256, start_s=start_s, duration_s=video.duration_s)
+    return Scene(kind=video.kind, place=video.place, objects=tuple(objects), asks=asks, video=clip)
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A segment of a video and the object a family asks about in it."""
+
+    video: VideoInfo
+    obj: AnnotatedObject
+    start_s: float
+
+
+def _draw(rng: np.random.Generator, options: list[Pick]) -> Pick | None:
+    return options[int(rng.integers(len(options)))] if options else None
+
+
+def pick_fact(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, kind: VisualChange,
+              early: tuple[int, int]) -> Pick | None:
+    """An object with a `kind` event and a segment start (a whole number of units) putting the frame that
+    first shows it at unit early[0]..early[1]-1; None when no video has one."""
+    options = []
+    for v in lib.videos:
+        for o in v.objects:
+            e = o.first(kind)
+            if e is None or (kind == VisualChange.APPEARS and o.colour is None):
+                continue
+            at = math.ceil(e.t_s / unit_s - _EPS)
+            starts = sorted({max(0, at - k) for k in range(*early)})
+            options += [Pick(v, o, s * unit_s) for s in starts]
+    return _draw(rng, options)
+
+
+def pick_watch(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, states: tuple[str, ...],
+               after: tuple[int, int]) -> tuple[Pick, Annotation] | None:
+    """An object whose state changes to one of `states` and a segment start putting that change
+    after[0]..after[1]-1 frames in, with the object shown by frame 1 at the latest (the user asks about
+    it, and the assistant's acknowledgement names it); None when no video has one."""
+    options = []
+    for v in lib.videos:
+        for o in v.objects:
+            appears = o.events[0]
+            for e in o.events:
+                if e.kind != VisualChange.CHANGES_STATE or e.state not in states:
+                    continue
+                at = math.ceil(e.t_s / unit_s - _EPS)
+                lo = max(0, math.ceil(appears.t_s / unit_s - _EPS) - 1)
+                # an earlier change of state must be over by frame 0, so this is the segment's first
+                before = max((x.t_s for x in o.events if x.kind == VisualChange.CHANGES_STATE and x.t_s < e.t_s),
+                             default=0.0)
+                starts = [s for s in range(max(0, at - after[1] + 1), at - after[0] + 1)
+                          if s >= lo and s * unit_s >= before - _EPS]
+                options += [(Pick(v, o, s * unit_s), e) for s in starts]
+                break   # the first change to a watched state: what the user waits for
+    return options[int(rng.integers(len(options)))] if options else None
+
+
+def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]]) -> None:
+    """Refuse (ConfigError) a video source that does not read, or that holds nothing a family the run
+    asks for can use. `states`: per language of the run, the states visual_watch can say."""
+    if cfg.scene_source.kind != VIDEO_KIND:
+        return
+    lib = video_library(cfg.scene_source)
+    asked = {s for s, w in cfg.scenarios.items() if w > 0}
+    name = Path(cfg.scene_source.annotations or "").name
+    rng = np.random.default_rng(0)
+    if "visual_qa" in asked and all(pick_fact(lib, rng, cfg.unit_s, k, (0, 1)) is None
+                                    for k in (VisualChange.APPEARS, VisualChange.TEXT_READABLE)):
+        raise ConfigError(f"scene_source.annotations: no object in {name} can be asked about in visual_qa "
+                          "(an appears event with a colour, or a text_readable event)")
+    if "visual_watch" in asked:
+        for lang, said in states.items():
+            if pick_watch(lib, rng, cfg.unit_s, said, (1, 10**6)) is None:
+                raise ConfigError(f"scene_source.annotations: no object in {name} can be watched in visual_watch "
+                                  f"({lang}: a changes_state event to one of {', '.join(said)}, at least a frame "
+                                  "after the object appears)")
