@@ -18,7 +18,7 @@ import numpy as np
 from generators.banks.engine import new_seed, render_rng
 from generators.common import Planner
 from generators.scenes.bank import QA, Fact, visual_bank
-from generators.scenes.video import pick_fact, pick_watch, segment_scene
+from generators.scenes.video import STALES, pick_fact, pick_watch, segment_scene
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
                                        with_state_change, with_text_change)
 from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange, VisualCut
@@ -57,7 +57,8 @@ class NoVideoScene(ValueError):
 def _plan_video_qa(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """visual_qa over a video segment: the first question about an object whose fact (its text, from
     the frame it is readable; or its colour, from the frame it appears) is shown by one of the first
-    frames, the second (sometimes) about another object of the segment shown as early."""
+    frames, the second (sometimes) about another object of the segment shown as early; never a fact
+    a later event of the video makes stale (STALES: the lamp's colour once it has turned on)."""
     assert p.videos is not None
     kind = VisualChange.TEXT_READABLE if p.rng.random() < 0.6 else VisualChange.APPEARS
     pick = pick_fact(p.videos, p.rng, p.unit_s, kind, EARLY_VIDEO)
@@ -97,7 +98,8 @@ def _video_fact_ok(obj: SceneObject, change: VisualChange) -> bool:
     """The object's `change` can be asked about in a video segment: it has one, early enough, with what it says."""
     c = obj.first(change)
     said = obj.text if change == VisualChange.TEXT_READABLE else obj.colour
-    return c is not None and c.unit < EARLY_VIDEO[1] and said is not None
+    return (c is not None and c.unit < EARLY_VIDEO[1] and said is not None
+            and not any(x.change in STALES[change] for x in obj.timeline))
 
 
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:

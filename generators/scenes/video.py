@@ -133,7 +133,7 @@ def file_sha256(path: Path) -> str:
 
 
 def _read_lines(path: Path) -> list[tuple[int, Annotation]]:
-    where = path.name
+    where = f"scene_source.annotations: {path.name}"
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -192,6 +192,7 @@ def read_library(src: SceneSourceConfig) -> VideoLibrary:
     """The annotated videos of a `video` scene source, every check applied (ConfigError, one line)."""
     assert src.path is not None and src.annotations is not None
     root, ann = Path(src.path), Path(src.annotations)
+    where = f"scene_source.annotations: {ann.name}"
     lines = _read_lines(ann)
     per_video: dict[str, list[tuple[int, Annotation]]] = {}
     for n, rec in lines:
@@ -202,19 +203,19 @@ def read_library(src: SceneSourceConfig) -> VideoLibrary:
         n0 = recs[0][0]
         file = root / name
         if Path(name).is_absolute() or ".." in Path(name).parts or not file.is_file():
-            raise ConfigError(f"{ann.name}:{n0}: video: no file {name} in {root}")
+            raise ConfigError(f"{where}:{n0}: video: no file {name} in {root}")
         duration = probe_duration(file)
         for n, r in recs:
             if r.t_s > duration + _EPS:
-                raise ConfigError(f"{ann.name}:{n}: t_s: {r.t_s} s is past the end of {name} ({duration:.3f} s)")
+                raise ConfigError(f"{where}:{n}: t_s: {r.t_s} s is past the end of {name} ({duration:.3f} s)")
         places = {r.place for _, r in recs if r.place is not None}
         kinds = {r.scene for _, r in recs if r.scene is not None}
         if len(places) != 1 or len(kinds) != 1:
             which, got = ("place", places) if len(places) != 1 else ("scene", kinds)
-            raise ConfigError(f"{ann.name}:{n0}: {which}: the lines of {name} give {len(got)} values "
+            raise ConfigError(f"{where}:{n0}: {which}: the lines of {name} give {len(got)} values "
                               f"({', '.join(sorted(map(str, got))) or 'none'}); give exactly one")
         videos.append(VideoInfo(file=name, sha256=file_sha256(file), duration_s=duration, place=places.pop(),
-                                kind=SceneKind(kinds.pop()), objects=_objects(ann.name, recs)))
+                                kind=SceneKind(kinds.pop()), objects=_objects(where, recs)))
     return VideoLibrary(root=root, videos=tuple(videos))
 
 
@@ -292,6 +293,13 @@ def segment_scene(video: VideoInfo, start_s: float, unit_s: float,
     return Scene(kind=video.kind, place=video.place, objects=tuple(objects), asks=asks, video=clip)
 
 
+# The later events that would make a stated fact stale: a colour after a change of state (a video
+# shows the new look) or once the object has left; a text once it changes or the object has left.
+STALES: dict[VisualChange, tuple[VisualChange, ...]] = {
+    VisualChange.APPEARS: (VisualChange.CHANGES_STATE, VisualChange.LEAVES),
+    VisualChange.TEXT_READABLE: (VisualChange.TEXT_CHANGES, VisualChange.LEAVES)}
+
+
 @dataclass(frozen=True)
 class Pick:
     """A segment of a video and the object a family asks about in it."""
@@ -308,13 +316,16 @@ def _draw(rng: np.random.Generator, options: list[Pick]) -> Pick | None:
 def pick_fact(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, kind: VisualChange,
               early: tuple[int, int]) -> Pick | None:
     """An object with a `kind` event and a segment start (a whole number of units) putting the frame that
-    first shows it at unit early[0]..early[1]-1; None when no video has one."""
+    first shows it at unit early[0]..early[1]-1, and nothing after it that would make the fact stale
+    (STALES); None when no video has one."""
     options = []
     for v in lib.videos:
         for o in v.objects:
             e = o.first(kind)
             if e is None or (kind == VisualChange.APPEARS and o.colour is None):
                 continue
+            if any(x.kind in STALES[kind] for x in o.events if x.t_s >= e.t_s):
+                continue   # what the answer says could be stale by the time it is said
             at = math.ceil(e.t_s / unit_s - _EPS)
             starts = sorted({max(0, at - k) for k in range(*early)})
             options += [Pick(v, o, s * unit_s) for s in starts]
