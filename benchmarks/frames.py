@@ -7,6 +7,9 @@ Prints, all in CPU seconds of this process (what a loaded, shared machine measur
 * frames per CPU-s: the scenes of `--num` planned visual_qa trajectories rendered by
   pipeline/frames.py (12 frames each) at `--size`, beside the reference measured in the same run,
   a blank frame of that size encoded to JPEG (the floor any renderer pays), and their ratio;
+* video frames per CPU-s (this process and its ffmpeg children): `--num` segments of 12 frames
+  decoded by pipeline/video.py (scene_source kind video) from a 1280x720 30 fps H.264 clip made
+  with ffmpeg's testsrc2 in the same run, beside the procedural frames above, and their ratio;
 * audio-s per CPU-s of the full pipeline (plan, TTS, compose, acoustics, FLAC, frames, units, row)
   for `--num` visual_qa trajectories and for `--num` audio-only ones (the default mix's first
   families by the run's own family sequence), and their ratio; plus the frames' share of the
@@ -16,15 +19,22 @@ from __future__ import annotations
 
 import argparse
 import io
+import resource
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from PIL import Image
 
 from generators.registry import plan_trajectory, scenario_for, trajectory_seed
+from generators.scenes.video import ffmpeg_exe, file_sha256
 from pipeline.frames import render_frames
+from pipeline.video import decode_frames
 from pipeline.render import render_trajectory
 from pipeline.tts.espeak import EspeakBackend
 from schemas.config import ESPEAK_CAST, RunConfig, Scenario, VoicesConfig
+from schemas.scene import VideoClip
 
 FRAMES_PER_SCENE = 12
 REFERENCE_QUALITY = 80
@@ -47,6 +57,27 @@ def report_frame_rates(render_cpu: float, n_frames: int, size: int, note: str = 
     print(f"ratio scene / blank    {fps / ref:.3f}")
 
 
+def _cpu_with_children() -> float:
+    """CPU seconds of this process and of its waited-for children (ffmpeg decodes in a child)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def video_decode_cpu(num: int, size: int, seconds: int = 60) -> float:
+    """CPU seconds to decode `num` segments of FRAMES_PER_SCENE frames (1 fps) from a 720p 30 fps clip."""
+    with tempfile.TemporaryDirectory(prefix="duplexsynth-bench-video-") as tmp:
+        clip = Path(tmp) / "clip.mp4"
+        subprocess.run([ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate=30:d={seconds}",
+                        "-c:v", "libx264", "-preset", "veryfast", "-g", "60", "-pix_fmt", "yuv420p", str(clip)], check=True)
+        sha = file_sha256(clip)
+        t0 = _cpu_with_children()
+        for j in range(num):
+            start = float(j * 7 % (seconds - FRAMES_PER_SCENE))
+            decode_frames(VideoClip(file=clip.name, sha256=sha, start_s=start, duration_s=seconds), Path(tmp),
+                          FRAMES_PER_SCENE, size, 1.0)
+        return _cpu_with_children() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--num", type=int, default=8)
@@ -63,6 +94,9 @@ def main() -> None:
     render_cpu = time.process_time() - t0
     print(f"frames {args.size}x{args.size}      {n_frames} frames of {args.num} scenes")
     report_frame_rates(render_cpu, n_frames, args.size)
+    decode = n_frames / video_decode_cpu(args.num, args.size)
+    print(f"video frames (720p)    {decode:8.1f} frames per CPU-s (ffmpeg decode + scale + JPEG, children included)")
+    print(f"ratio video / scene    {decode / (n_frames / render_cpu):.3f}")
 
     tts = EspeakBackend()
     audio_only = [plan_trajectory(cfg, sc, s) for j, s in enumerate(seeds)

@@ -17,7 +17,7 @@ from generators.llm import CallGate, LLMFigures, LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking, visual)
 from generators.scenes.bank import has_visual
-from generators.scenes.video import VideoLibrary, video_library
+from generators.scenes.video import VideoLibrary, pinned_library
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
 from schemas.config import (CORPUS_KIND, LLM_KIND, PROCEDURAL_KIND, SCENARIOS, VIDEO_KIND, ConfigError, HarnessConfig,
@@ -127,7 +127,7 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
 def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | None = None) -> Script:
     """`plan_script` with the timing, language and harness of a run config: what jobs render.
     `language` is the trajectory's (`language_for`); None: the run's own `language`."""
-    videos = video_library(cfg.scene_source) if cfg.scene_source.kind == VIDEO_KIND else None
+    videos = pinned_library(cfg.scene_source) if cfg.scene_source.kind == VIDEO_KIND else None
     return plan_script(scenario, seed, cfg.timing, cfg.language if language is None else language, cfg.harness,
                        cfg.voices, videos, cfg.unit_s)
 

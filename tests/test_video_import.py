@@ -11,7 +11,6 @@ import io
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from PIL import Image, ImageDraw
 
 from generators.registry import plan_trajectory
 from generators.scenes.video import ffmpeg_exe, pin_videos, video_library
+from jobs.cli import main as cli_main
 from jobs.runner import generate
 from pipeline.render import render_trajectory
 from pipeline.validate import validate_row
@@ -34,7 +34,6 @@ from tests.generated import FAST_VOICES
 FPS, W, H = 10, 160, 120
 GREY, RED, GREEN = (90, 90, 90), (220, 30, 30), (30, 200, 30)
 LAMP_APPEARS_S, LAMP_ON_S, SIGN_READABLE_S = 3.0, 9.0, 2.0
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _encode(path: Path, seconds: float, lamp: bool = True) -> None:
@@ -219,14 +218,12 @@ def test_config_refusals_name_the_field(library):
         parse_config({"scene_source": {"path": str(library / "vids")}})
 
 
-def test_cli_exits_non_zero_with_one_line(library, tmp_path):
+def test_cli_exits_non_zero_with_one_line(library, tmp_path, capfd):
     _write(tmp_path / "ann.jsonl", [{**_annotations("desk.mp4")[0], "video": "nope.mp4"}])
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"voices: {{cast: espeak}}\nscenarios: {{visual_qa: 1}}\nscene_source: {{kind: video, path: "
                    f"{library / 'vids'}, annotations: {tmp_path / 'ann.jsonl'}}}\n")
-    res = subprocess.run([sys.executable, "-m", "jobs.cli", "generate", "--config", str(cfg), "--num", "2",
-                          "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert res.returncode != 0
-    assert res.stderr.strip().count("\n") == 0 and "Traceback" not in res.stderr
-    assert "video: no file nope.mp4" in res.stderr and not (tmp_path / "out").exists()
+    rc = cli_main(["generate", "--config", str(cfg), "--num", "2", "--out", str(tmp_path / "out")])
+    err = capfd.readouterr().err
+    assert rc != 0 and err.strip().count("\n") == 0 and "Traceback" not in err
+    assert "ann.jsonl:1: video: no file nope.mp4" in err and not (tmp_path / "out").exists()

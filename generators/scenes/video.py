@@ -247,6 +247,20 @@ def videos_fingerprint(lib: VideoLibrary, annotations: Path) -> str:
     return h.hexdigest()
 
 
+def pinned_library(src: SceneSourceConfig) -> VideoLibrary:
+    """The library of a `video` scene source, refused (ConfigError) when the config pins other files
+    than these: a worker reads the videos the run was pinned to, or none."""
+    lib = video_library(src)
+    if src.videos_sha256 is not None:
+        assert src.annotations is not None
+        actual = videos_fingerprint(lib, Path(src.annotations))
+        if actual != src.videos_sha256:
+            raise ConfigError(f"scene_source.videos_sha256: the videos or annotations have changed since this run's "
+                              f"config was written (now {actual[:16]}…, the config pins {src.videos_sha256[:16]}…); "
+                              "restore them, or start a new run (another --out, or --force-new-run)")
+    return lib
+
+
 def pin_videos(cfg: RunConfig) -> RunConfig:
     """`cfg` with its video source's fingerprint (`videos_sha256`) filled in, so the config hash (the
     resume check, every shard's sidecar) changes when a video or the annotations do; a fingerprint the
@@ -255,11 +269,7 @@ def pin_videos(cfg: RunConfig) -> RunConfig:
     if src.kind != VIDEO_KIND:
         return cfg
     assert src.annotations is not None
-    actual = videos_fingerprint(video_library(src), Path(src.annotations))
-    if src.videos_sha256 is not None and src.videos_sha256 != actual:
-        raise ConfigError(f"scene_source.videos_sha256: the videos or annotations have changed since this run's "
-                          f"config was written (now {actual[:16]}…, the config pins {src.videos_sha256[:16]}…); "
-                          "restore them, or start a new run (another --out, or --force-new-run)")
+    actual = videos_fingerprint(pinned_library(src), Path(src.annotations))
     return cfg.model_copy(update={"scene_source": src.model_copy(update={"videos_sha256": actual})})
 
 
