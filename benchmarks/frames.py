@@ -67,8 +67,9 @@ def video_decode_cpu(num: int, size: int, seconds: int = 60) -> float:
     """CPU seconds to decode `num` segments of FRAMES_PER_SCENE frames (1 fps) from a 720p 30 fps clip."""
     with tempfile.TemporaryDirectory(prefix="duplexsynth-bench-video-") as tmp:
         clip = Path(tmp) / "clip.mp4"
-        subprocess.run([ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate=30:d={seconds}",
-                        "-c:v", "libx264", "-preset", "veryfast", "-g", "60", "-pix_fmt", "yuv420p", str(clip)], check=True)
+        src = f"testsrc2=size=1280x720:rate=30:d={seconds}"
+        subprocess.run([ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i", src, "-c:v", "libx264",
+                        "-preset", "veryfast", "-g", "60", "-pix_fmt", "yuv420p", str(clip)], check=True)
         sha = file_sha256(clip)
         t0 = _cpu_with_children()
         for j in range(num):

@@ -32,7 +32,8 @@ def decode_rgb(path: Path, start_s: float, num_units: int, size: int, unit_s: fl
     """[num_units, size, size, 3] uint8: frame k is the video at start_s + k * unit_s, scaled and cropped."""
     rate = Fraction(unit_s).limit_denominator(1000)
     vf = (f"fps=fps={rate.denominator}/{rate.numerator}:round=up,"
-          f"scale={size}:{size}:force_original_aspect_ratio=increase:flags=bicubic+accurate_rnd+full_chroma_int+bitexact,"
+          f"scale={size}:{size}:force_original_aspect_ratio=increase"
+          ":flags=bicubic+accurate_rnd+full_chroma_int+bitexact,"
           f"crop={size}:{size}")
     cmd = [ffmpeg_exe(), "-hide_banner", "-nostdin", "-loglevel", "error", "-ss", f"{start_s:.6f}", "-i", str(path),
            "-an", "-sn", "-vf", vf, "-frames:v", str(num_units), "-fflags", "+bitexact", "-flags:v", "+bitexact",

@@ -18,7 +18,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from generators.registry import plan_trajectory
-from generators.scenes.video import ffmpeg_exe, pin_videos, video_library
+from generators.scenes.video import ffmpeg_exe, pin_videos
 from jobs.cli import main as cli_main
 from jobs.runner import generate
 from pipeline.render import render_trajectory
