@@ -256,8 +256,10 @@ def check_video_source(cfg: RunConfig) -> None:
     or that holds nothing a visual family the run asks for can use (generators/scenes/video.py)."""
     from generators.scenes.bank import has_visual, visual_bank
     from generators.scenes.video import check_videos
-    states = {code: tuple(visual_bank(code).watch.states) for code in cfg.language_weights() if has_visual(code)}
-    check_videos(cfg, states)
+    codes = [code for code in cfg.language_weights() if has_visual(code)]
+    states = {code: tuple(visual_bank(code).watch.states) for code in codes}
+    stale = {code: (tuple(visual_bank(code).change.states), tuple(visual_bank(code).change.texts)) for code in codes}
+    check_videos(cfg, states, stale)
 
 
 def check_cosyvoice(cfg: RunConfig) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from generators.scenes.video import shift_scene
 from generators.timing import control as timing_control
 from pipeline import acoustics as ac
 from pipeline import mixer
@@ -614,6 +615,8 @@ def _place_visual_cut(st: _State, vc: VisualCut, cut: _Cut) -> str:
     change = obj.first(vc.change) if obj is not None else None
     if obj is None or change is None:
         raise ScheduleError(f"turn {vc.turn}: object {vc.object} has no {vc.change} change to cut it")
+    if scene.video is not None:   # the video's change is where the video has it: start the segment later
+        return _shift_video_cut(st, vc, cut, frame, change.unit)
     i = obj.timeline.index(change)
     before = obj.timeline[i - 1].unit if i > 0 else 0
     after = obj.timeline[i + 1].unit if i + 1 < len(obj.timeline) else None
@@ -627,6 +630,27 @@ def _place_visual_cut(st: _State, vc: VisualCut, cut: _Cut) -> str:
             st.visual_gate[a.turn] = frame + 1
     st.floor.min_window = next_window(cut.at, c.U)
     return visual_event_id(obj.id, i)
+
+
+def _shift_video_cut(st: _State, vc: VisualCut, cut: _Cut, frame: int, unit: int) -> str:
+    """A video scene's cut: the segment starts `unit - frame` units later, so the frame that first shows
+    the change is `frame` (every other change moves with it, generators/scenes/video.shift_scene); a
+    change the video shows before the answer could reach it cannot be moved later and is refused."""
+    c, scene = st.clock, st.scene
+    assert scene is not None and scene.video is not None
+    if frame > unit:
+        raise ScheduleError(f"turn {vc.turn}: {scene.video.file} shows the change of {vc.object} in frame {unit}, "
+                            f"before the answer reaches frame {frame}")
+    st.scene = shift_scene(scene, frame - unit, c.sec(c.U))
+    obj = st.scene.object(vc.object)
+    assert obj is not None
+    change = obj.first(vc.change)
+    assert change is not None and change.unit == frame
+    for a in st.scene.asks:
+        if a.object == obj.id and a.change == vc.change:
+            st.visual_gate[a.turn] = frame + 1
+    st.floor.min_window = next_window(cut.at, c.U)
+    return visual_event_id(obj.id, obj.timeline.index(change))
 
 
 def _place_interruption(st: _State, turn: ScriptTurn, it: Interruption, cut: _Cut, user_voice: VoiceSpec) -> None:

@@ -531,11 +531,6 @@ class VisionConfig(_Strict):
 # annotated video file (generators/scenes/video.py) and decodes it at one frame per unit (pipeline/video.py).
 VIDEO_KIND = "video"
 SCENE_SOURCE_KINDS: tuple[str, ...] = ("procedural", VIDEO_KIND)
-# The families a video scene cannot carry: visual_change moves its change to the frame that cuts the
-# answer, which depends on the rendered audio, and a video's changes are where the video has them.
-VIDEO_REFUSED_FAMILIES: tuple[str, ...] = (Scenario.VISUAL_CHANGE,)
-
-
 class SceneSourceConfig(_Strict):
     """`video`: `path` is a folder of video files and `annotations` a JSONL file of their visual events
     (README "Real video"). `videos_sha256` is the fingerprint of the annotations and of every video they
@@ -773,16 +768,6 @@ class RunConfig(_Strict):
                              "or a weighted mix (script_sources: [{kind: procedural, weight: 0.5}, "
                              "{kind: llm, weight: 0.5, ...}]), not both")
         return data
-
-    @model_validator(mode="after")
-    def _video_families(self) -> "RunConfig":
-        if self.scene_source.kind == VIDEO_KIND:
-            refused = [s for s in VIDEO_REFUSED_FAMILIES if self.scenarios.get(s, 0.0) > 0]
-            if refused:
-                raise ValueError(f"scenarios: {', '.join(refused)} cannot take its scenes from video "
-                                 "(scene_source kind video): it moves its change to the frame that cuts the answer, "
-                                 "and a video's changes are where the video has them; set scenarios without it")
-        return self
 
     @model_validator(mode="after")
     def _weights_in_a_mix(self) -> "RunConfig":

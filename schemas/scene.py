@@ -169,7 +169,8 @@ class VisualCut(_M):
     the window after that frame (the reaction window, as DESIGN §2 rule 3 for a spoken cut-in).
 
     Where that frame falls depends on the rendered audio, so the planner's unit for the change is
-    provisional: composition moves the change there, and the row stores the scene it realised.
+    provisional: composition moves the change there (in a video scene, it starts the segment later
+    so the video's change falls there), and the row stores the scene it realised.
     """
 
     turn: str                     # the assistant turn the change cuts (ScriptTurn id)
@@ -215,8 +216,6 @@ class Scene(_M):
             for o in self.objects:
                 if None in (o.colour, o.rgb, o.shape, o.box):
                     raise ValueError(f"object {o.id}: a procedural scene draws it, so it needs colour, rgb, shape and box")
-        elif self.cuts:
-            raise ValueError("a video scene's changes are where the video has them: it takes no VisualCut")
         for a in self.asks:
             obj = self.object(a.object)
             if obj is None or obj.first(a.change) is None:

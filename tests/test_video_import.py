@@ -2,7 +2,7 @@
 
 The videos are made here with the ffmpeg binary the pipeline decodes with (imageio-ffmpeg): a grey
 desk, a sign whose text "OPEN" is printed from 2 s, and a lamp (a square in the middle of the frame)
-that appears red at 3 s and turns green (on) at 9 s. Rows come from the real planner and renderer
+that appears red at 3 s and turns green (on) at 16 s. Rows come from the real planner and renderer
 and pass validate (rule 4 by re-composition included); frame k must show the video at start + k s.
 """
 from __future__ import annotations
@@ -33,7 +33,8 @@ from tests.generated import FAST_VOICES
 
 FPS, W, H = 10, 160, 120
 GREY, RED, GREEN = (90, 90, 90), (220, 30, 30), (30, 200, 30)
-LAMP_APPEARS_S, LAMP_ON_S, SIGN_READABLE_S = 3.0, 9.0, 2.0
+LAMP_APPEARS_S, LAMP_ON_S, SIGN_READABLE_S = 3.0, 16.0, 2.0
+VIDEO_S = 32.0
 
 
 def _encode(path: Path, seconds: float, lamp: bool = True) -> None:
@@ -76,13 +77,13 @@ def _write(path: Path, records: list[dict]) -> Path:
 def library(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("videos")
     (root / "vids").mkdir()
-    _encode(root / "vids" / "desk.mp4", 18.0)
+    _encode(root / "vids" / "desk.mp4", VIDEO_S)
     _write(root / "ann.jsonl", _annotations("desk.mp4"))
     return root
 
 
 def _cfg(root: Path, ann: str = "ann.jsonl", vids: str = "vids") -> RunConfig:
-    return RunConfig(voices=FAST_VOICES, scenarios={"visual_qa": 1.0, "visual_watch": 1.0},
+    return RunConfig(voices=FAST_VOICES, scenarios={"visual_qa": 1.0, "visual_watch": 1.0, "visual_change": 1.0},
                      scene_source=SceneSourceConfig(kind="video", path=root / vids, annotations=root / ann))
 
 
@@ -94,13 +95,13 @@ def _colour_at(t: float) -> tuple[int, int, int]:
 def rows(library, espeak):
     cfg = _cfg(library)
     out = {}
-    for scenario, seed in (("visual_qa", 3), ("visual_watch", 1)):
+    for scenario, seed in (("visual_qa", 3), ("visual_watch", 1), ("visual_change", 0)):
         row = render_trajectory(cfg=cfg, traj_id=scenario, script=plan_trajectory(cfg, scenario, seed), tts=espeak)
         out[scenario] = row
     return out
 
 
-@pytest.mark.parametrize("scenario", ["visual_qa", "visual_watch"])
+@pytest.mark.parametrize("scenario", ["visual_qa", "visual_watch", "visual_change"])
 def test_video_rows_validate_and_frame_k_is_the_video_at_start_plus_k(rows, scenario, espeak):
     row = rows[scenario]
     assert validate_row(row, recompose=True, tts=espeak) == []
@@ -135,6 +136,19 @@ def test_video_lines_say_the_annotation_and_follow_its_frame(rows):
         a = attrs_of(e)
         said = " ".join(x.text for x in qa.events if x.id in a.stated_by).lower()
         assert ("open" if a.change == VisualChange.TEXT_READABLE else "white") in said
+
+
+def test_a_video_change_cuts_the_answer_at_the_frame_the_segment_puts_it_in(rows):
+    """visual_change: composition starts the segment so the video's change falls inside the answer; the
+    answer is cut at the start of the window after that frame and repaired with the new state."""
+    row = rows["visual_change"]
+    on = next(e for e in row.events if e.kind == EventKind.VISUAL and attrs_of(e).change == VisualChange.CHANGES_STATE)
+    start = Script.model_validate_json(row.script).scene.video.start_s
+    assert attrs_of(on).unit == math.ceil(LAMP_ON_S - start)   # the row's scene is the placed one
+    cut = next(e for e in row.events if e.kind == EventKind.ASSISTANT_TURN and attrs_of(e).cut_by == on.id)
+    assert attrs_of(cut).cut_s == (attrs_of(on).unit + 1) * row.unit_s and "is off" in cut.text
+    repair = next(e for e in row.events if e.id in attrs_of(on).stated_by and e.id != cut.id)
+    assert "lamp is on" in repair.text and repair.start_s >= attrs_of(cut).cut_s
 
 
 def test_no_question_about_a_fact_the_video_later_changes(library):
@@ -176,10 +190,11 @@ def test_a_video_shorter_than_the_trajectory_fails_naming_the_file(tmp_path, esp
 
 @pytest.mark.parametrize("case, match", [
     ("missing_video", r"ann\.jsonl:1: video: no file nope\.mp4 in "),
-    ("past_end", r"ann\.jsonl:4: t_s: 30\.0 s is past the end of desk\.mp4 \(18\.000 s\)"),
+    ("past_end", r"ann\.jsonl:4: t_s: 40\.0 s is past the end of desk\.mp4 \(32\.000 s\)"),
     ("unreadable", r"scene_source\.path: junk\.mp4 is not a readable video"),
     ("bad_kind", r"ann\.jsonl:1: kind: "),
     ("no_watchable", r"no object in ann\.jsonl can be watched in visual_watch"),
+    ("nothing_changes", r"no object in ann\.jsonl changes in a way visual_change can say"),
 ])
 def test_bad_video_input_is_refused_in_one_line_before_anything_is_written(library, tmp_path, case, match):
     recs = _annotations("desk.mp4")
@@ -187,7 +202,7 @@ def test_bad_video_input_is_refused_in_one_line_before_anything_is_written(libra
     if case == "missing_video":
         recs = [{**recs[0], "video": "nope.mp4"}]
     elif case == "past_end":
-        recs[3] = {**recs[3], "t_s": 30.0}
+        recs[3] = {**recs[3], "t_s": 40.0}
     elif case == "unreadable":
         (tmp_path / "vids").mkdir()
         (tmp_path / "vids" / "junk.mp4").write_bytes(bytes(range(256)) * 20)
@@ -195,10 +210,11 @@ def test_bad_video_input_is_refused_in_one_line_before_anything_is_written(libra
         vids = str(tmp_path / "vids")
     elif case == "bad_kind":
         recs = [{**recs[0], "kind": "explodes"}]
-    elif case == "no_watchable":
+    elif case in ("no_watchable", "nothing_changes"):
         recs = recs[:3]
     _write(tmp_path / "ann.jsonl", recs)
-    cfg = RunConfig(voices=FAST_VOICES, scenarios={"visual_qa": 1.0, "visual_watch": 1.0},
+    families = {"visual_qa": 1.0, "visual_change" if case == "nothing_changes" else "visual_watch": 1.0}
+    cfg = RunConfig(voices=FAST_VOICES, scenarios=families,
                     scene_source=SceneSourceConfig(kind="video", path=library / vids, annotations=tmp_path / "ann.jsonl"))
     with pytest.raises(ConfigError, match=match) as err:
         generate(cfg, tmp_path / "out", progress=False)
@@ -212,8 +228,6 @@ def test_config_refusals_name_the_field(library):
         parse_config({"scene_source": {**src, "path": str(library / "none")}})
     with pytest.raises(ConfigError, match="scene_source.annotations: annotation file not found"):
         parse_config({"scene_source": {**src, "annotations": str(library / "none.jsonl")}})
-    with pytest.raises(ConfigError, match="scenarios: visual_change cannot take its scenes from video"):
-        parse_config({"scene_source": src, "scenarios": {"visual_change": 1.0}})
     with pytest.raises(ConfigError, match="scene_source: path is only for kind video"):
         parse_config({"scene_source": {"path": str(library / "vids")}})
 

@@ -7,9 +7,10 @@ asked object and states only its fact, and records which frame shows it (`Visual
 composition starts it no earlier than the window after that frame (DESIGN §6).
 `plan_watch` (visual_watch) and `plan_change` (visual_change) add a change to the scene: one the user
 asked to be told about, one that makes an answer stale while it is spoken.
-With a video scene source (`p.videos`), visual_qa and visual_watch take a segment of an annotated
-video instead (generators/scenes/video.py): the object asked about, its colour, text or state, and
-the frame that first shows it are the annotation's, and the segment start is drawn from the seed.
+With a video scene source (`p.videos`), each family takes a segment of an annotated video instead
+(generators/scenes/video.py): the object asked about, its colour, text or state, and the frame that
+first shows it are the annotation's, and the segment start is drawn from the seed (for visual_change,
+composition then starts it later, so the video's change falls inside the answer).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import numpy as np
 from generators.banks.engine import new_seed, render_rng
 from generators.common import Planner
 from generators.scenes.bank import QA, Fact, visual_bank
-from generators.scenes.video import STALES, pick_fact, pick_watch, segment_scene
+from generators.scenes.video import STALES, pick_change, pick_fact, pick_watch, segment_scene
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
                                        with_state_change, with_text_change)
 from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange, VisualCut
@@ -198,6 +199,8 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
     `VisualCut`, placed by composition), says what changed, and says the rest of its answer again
     with the new fact, from the first sentence the user did not fully hear (DESIGN §2 rule 7)."""
     lines = visual_bank(p.lang.code).change
+    if p.videos is not None:
+        return _plan_video_change(p)
     early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
     if p.rng.random() < TEXT_CHANGE_PROB:
         scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_texts=tuple(t for t, f in lines.texts.items() if f.to))
@@ -229,4 +232,32 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
     asks = [VisualAsk(turn=answer.id, object=obj.id, change=asked),
             VisualAsk(turn=repair.id, object=obj.id, change=change)]
     p.scene = with_asks(keep_visible(scene, {obj.id}), asks).model_copy(update={"cuts": (cut,)})
+    return f"visual_{scene.kind}", [question, answer, repair]
+
+
+def _plan_video_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """visual_change over a video segment: the object's first change of state (or of text) that the
+    lines can say before and after; the segment starts so the old fact is shown by one of the first
+    frames, and composition starts it later still so the video's change falls inside the answer."""
+    assert p.videos is not None
+    lines = visual_bank(p.lang.code).change
+    found = pick_change(p.videos, p.rng, p.unit_s, tuple(lines.states), tuple(lines.texts), EARLY_VIDEO)
+    if found is None:
+        raise NoVideoScene("no annotated object changes in a way visual_change can say")
+    label = found.pick.obj.label
+    facts = lines.texts if found.change == VisualChange.TEXT_CHANGES else lines.states
+    old, new = facts[found.old], facts[found.new]
+    ask = lines.ask.text if found.change == VisualChange.TEXT_CHANGES else lines.ask.state
+    scene = segment_scene(found.pick.video, found.pick.start_s, p.unit_s)
+    stale, repaired = _answer(p, label, old, new)
+    question = p.user(render_rng(p.rng, ask, {"label": label, "place": scene.place}))
+    answer = p.assistant(p.lang.join(stale))
+    prefix = render_rng(p.rng, lines.repair, {"label": label, "fact": new.fact})
+    repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(repaired)),
+                         trigger=Trigger.VISUAL_CHANGE)
+    cut = VisualCut(turn=answer.id, object=found.pick.obj.id, change=found.change,
+                    at_fraction=float(round(p.rng.uniform(*CHANGE_AT), 4)), fade_s=p.draw(p.timing.fade_s))
+    asks = [VisualAsk(turn=answer.id, object=found.pick.obj.id, change=found.asked),
+            VisualAsk(turn=repair.id, object=found.pick.obj.id, change=found.change)]
+    p.scene = with_asks(scene, asks).model_copy(update={"cuts": (cut,)})
     return f"visual_{scene.kind}", [question, answer, repair]

@@ -1,5 +1,6 @@
 """Real video scenes (issue #15 item 2): a folder of video files plus a JSONL file of their visual
-events becomes the scenes of visual_qa and visual_watch (scene_source kind video, README "Real video").
+events becomes the scenes of visual_qa, visual_watch and visual_change (scene_source kind video, README
+"Real video").
 
 One annotation a line: `video` (a file in the folder), `t_s` (when the video first shows the event),
 `kind` (a VisualChange: appears, changes_state, text_readable, text_changes, moves, leaves), `object`
@@ -366,9 +367,72 @@ def pick_watch(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, state
     return options[int(rng.integers(len(options)))] if options else None
 
 
-def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]]) -> None:
+@dataclass(frozen=True)
+class StaleChange:
+    """visual_change over a video: the object, the change that makes the answer stale, what the answer
+    says before it (`old`: a state or a text) and after (`new`), and the fact's and the change's kinds."""
+
+    pick: Pick
+    asked: VisualChange           # appears (a state is seen from it) or text_readable
+    change: VisualChange          # changes_state or text_changes
+    old: str
+    new: str
+
+
+def pick_change(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, states: tuple[str, ...],
+                texts: tuple[str, ...], early: tuple[int, int]) -> StaleChange | None:
+    """An object whose state (or text) the change lines can say before and after its first change, and
+    a segment start putting the frame that first shows the old fact at unit early[0]..early[1]-1.
+    Composition then starts the segment later so the change falls inside the answer (`shift_scene`)."""
+    options: list[StaleChange] = []
+    for v in lib.videos:
+        for o in v.objects:
+            found: list[tuple[VisualChange, Annotation, Annotation, str | None, str | None]] = []
+            st = o.first(VisualChange.CHANGES_STATE)
+            if st is not None and o.state in states and st.state in states and st.state != o.state:
+                found.append((VisualChange.APPEARS, o.events[0], st, o.state, st.state))
+            readable, flips = o.first(VisualChange.TEXT_READABLE), o.first(VisualChange.TEXT_CHANGES)
+            if (readable is not None and flips is not None and readable.t_s < flips.t_s
+                    and readable.text in texts and flips.text in texts and flips.text != readable.text):
+                found.append((VisualChange.TEXT_READABLE, readable, flips, readable.text, flips.text))
+            for asked, fact, change, old, new in found:
+                at, to = math.ceil(fact.t_s / unit_s - _EPS), math.ceil(change.t_s / unit_s - _EPS)
+                for start in sorted({max(0, at - k) for k in range(*early)}):
+                    if to > at and old is not None and new is not None:   # the change after the old fact's frame
+                        options.append(StaleChange(Pick(v, o, start * unit_s), asked, change.kind, old, new))
+    return options[int(rng.integers(len(options)))] if options else None
+
+
+def shift_scene(scene: Scene, delta: int, unit_s: float) -> Scene:
+    """The video scene with its segment starting `-delta` units later (delta <= 0): every change `delta`
+    units earlier, what falls at or before frame 0 folded into what frame 0 shows (as segment_scene
+    folds what happened before the segment), an object that has left by then gone."""
+    assert scene.video is not None and delta <= 0
+    if delta == 0:
+        return scene
+    objects = []
+    for o in scene.objects:
+        leaves = o.first(VisualChange.LEAVES)
+        if leaves is not None and leaves.unit + delta <= 0:
+            continue
+        state, text, changes = o.state, o.text, []
+        for c in o.timeline:
+            unit = c.unit + delta
+            if unit <= 0 and c.change not in (VisualChange.APPEARS, VisualChange.TEXT_READABLE):
+                state = c.state if c.change == VisualChange.CHANGES_STATE else state
+                text = c.text if c.change == VisualChange.TEXT_CHANGES else text
+                continue
+            changes.append(c.model_copy(update={"unit": max(0, unit)}))
+        objects.append(o.model_copy(update={"state": state, "text": text, "timeline": tuple(changes)}))
+    clip = scene.video.model_copy(update={"start_s": round(scene.video.start_s - delta * unit_s, 6)})
+    return scene.model_copy(update={"objects": tuple(objects), "video": clip})
+
+
+def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]],
+                 stale: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
     """Refuse (ConfigError) a video source that does not read, or that holds nothing a family the run
-    asks for can use. `states`: per language of the run, the states visual_watch can say."""
+    asks for can use. `states`: per language of the run, the states visual_watch can say; `stale`: the
+    states and texts visual_change can say."""
     if cfg.scene_source.kind != VIDEO_KIND:
         return
     lib = video_library(cfg.scene_source)
@@ -385,3 +449,9 @@ def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]]) -> None:
                 raise ConfigError(f"scene_source.annotations: no object in {name} can be watched in visual_watch "
                                   f"({lang}: a changes_state event to one of {', '.join(said)}, at least a frame "
                                   "after the object appears)")
+    if "visual_change" in asked:
+        for lang, (said, texts) in stale.items():
+            if pick_change(lib, rng, cfg.unit_s, said, texts, (0, 10**6)) is None:
+                raise ConfigError(f"scene_source.annotations: no object in {name} changes in a way visual_change can "
+                                  f"say ({lang}: from one to another of the states {', '.join(said)}, or of the "
+                                  f"texts {', '.join(texts)})")
