@@ -10,8 +10,7 @@ import numpy as np
 
 from generators import text_bank as tb
 from generators.common import PlanFn, Planner
-from generators.corpus import FAMILIES as CORPUS_FAMILIES
-from generators.corpus import CorpusSource, corpus_for
+from generators.corpus import CorpusSource, corpus_for, families_of
 from generators.llm import FAMILIES as LLM_FAMILIES
 from generators.llm import CallGate, LLMFigures, LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
@@ -20,8 +19,9 @@ from generators.scenes.bank import has_visual
 from generators.scenes.video import VideoLibrary, pinned_library
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
-from schemas.config import (CORPUS_KIND, LLM_KIND, PROCEDURAL_KIND, SCENARIOS, VIDEO_KIND, ConfigError, HarnessConfig,
-                            RunConfig, Scenario, ScriptSourceConfig, TimingConfig, VoicesConfig)
+from schemas.config import (CORPUS_KIND, LLM_KIND, LLM_SHARD_THREADS, MAX_LLM_SHARD_THREADS, PROCEDURAL_KIND, SCENARIOS,
+                            VIDEO_KIND, ConfigError, HarnessConfig, RunConfig, Scenario, ScriptSourceConfig,
+                            TimingConfig, VoicesConfig)
 from schemas.provenance import ProceduralProvenance
 from schemas.script import Script
 
@@ -137,7 +137,7 @@ ScriptWriter = LLMWriter | CorpusSource   # a script source other than the proce
 
 def source_families(src: ScriptSourceConfig) -> tuple[str, ...]:
     """The scenario families a script source can write, in SCENARIOS order."""
-    own = {LLM_KIND: LLM_FAMILIES, CORPUS_KIND: CORPUS_FAMILIES}.get(src.kind)
+    own = {LLM_KIND: tuple(LLM_FAMILIES), CORPUS_KIND: families_of(src)}.get(src.kind)
     return SCENARIOS if own is None else tuple(s for s in SCENARIOS if s in own)
 
 
@@ -151,26 +151,52 @@ def source_of(cfg: RunConfig, seed: int) -> int:
     return int(np.random.default_rng([seed, _SOURCE_STREAM]).choice(len(entries), p=w / w.sum()))
 
 
+def _llm_of(w: "ScriptWriter | None") -> LLMWriter | None:
+    """The LLM writer a script source's scripts wait on: an llm source's own, a corpus's (its `llm`)."""
+    if isinstance(w, LLMWriter):
+        return w
+    return w.llm if isinstance(w, CorpusSource) else None
+
+
 class ScriptSources:
     """The writers of a run's script sources, one per entry of `cfg.source_entries()` (None: the
     procedural planners). Built once per shard; `stats()` sums the LLM figures of the shard."""
 
     def __init__(self, cfg: RunConfig, out_root: str | Path | None, gates: Sequence[CallGate | None] = ()):
+        self.cfg = cfg
         self.mixed = cfg.script_sources is not None
         entries = cfg.source_entries()
         gates = list(gates) + [None] * (len(entries) - len(gates))
-        self.writers: list[ScriptWriter | None] = [writer_for(e, out_root, g) or corpus_for(e)
+        self.writers: list[ScriptWriter | None] = [writer_for(e, out_root, g) or corpus_for(e, out_root, g)
                                                    for e, g in zip(entries, gates)]
+
+    def _llms(self) -> list[LLMWriter]:
+        return [w for w in map(_llm_of, self.writers) if w is not None]
 
     def stats(self) -> LLMFigures:
         """The LLM requests sent, failed and answered from the cache by these writers so far."""
-        llm = [w for w in self.writers if isinstance(w, LLMWriter)]
+        llm = self._llms()
         return LLMFigures(calls=sum(w.client.calls for w in llm), errors=sum(w.client.errors for w in llm),
                           cache_hits=sum(w.cache.hits for w in llm))
 
     @property
     def has_llm(self) -> bool:
-        return any(isinstance(w, LLMWriter) for w in self.writers)
+        return bool(self._llms())
+
+    def waits_on_llm(self, seed: int) -> bool:
+        """Whether the trajectory of `seed` is written by a source that may call an LLM (one worth
+        writing on a thread of its own while the shard renders others)."""
+        return _llm_of(self.writers[source_of(self.cfg, seed)]) is not None
+
+    def threads(self, trajectories: int) -> int:
+        """Scripts a shard task of `trajectories` writes at once: the job-wide bound of its LLM sources
+        (`max_concurrency`, the largest) or LLM_SHARD_THREADS without one, at most
+        MAX_LLM_SHARD_THREADS; 1 when no source calls an LLM."""
+        bounds = [w.src.max_concurrency for w in self._llms()]
+        if not bounds:
+            return 1
+        want = max(b if b > 0 else LLM_SHARD_THREADS for b in bounds)
+        return max(1, min(want, MAX_LLM_SHARD_THREADS, trajectories))
 
 
 def source_for(cfg: RunConfig, out_root: str | Path | None, gates: Sequence[CallGate | None] = ()) -> ScriptSources:

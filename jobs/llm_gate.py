@@ -1,8 +1,8 @@
 """The job-wide bound on LLM requests in flight (`script_source.max_concurrency`), as a Ray actor.
 
-Each shard task sends one request at a time, so without a bound a job sends as many at once as it
-has shard tasks running: a 500-CPU cluster would put 500 requests on an endpoint sized (or rate
-limited) for 16. The driver starts one small async actor per llm source with a bound; every request
+Each shard task writes several scripts at once (jobs/shards.py), so without a bound a job sends up
+to that many requests per shard task running: a 500-CPU cluster would put thousands of requests on
+an endpoint sized (or rate limited) for 16. The driver starts one small async actor per llm source with a bound; every request
 of every shard task takes a permit from it first and gives it back when the response is read (never
 during a backoff sleep, so a retrying worker does not hold a permit idle).
 
@@ -90,11 +90,13 @@ class GateActor:
 
 
 def start_gates(cfg: RunConfig) -> list[Any]:
-    """One gate actor per llm source of the run with a `max_concurrency` (None for every other entry)."""
+    """One gate actor per llm source of the run (or corpus source's `llm`) with a `max_concurrency`
+    (None for every other entry)."""
     import ray
     remote = ray.remote(num_cpus=0, max_restarts=-1, max_task_retries=-1)(GateActor)
     out: list[Any] = []
-    for src in cfg.source_entries():
+    for entry in cfg.source_entries():
+        src = entry.llm if entry.llm is not None else entry   # a corpus's llm is bounded as an llm source is
         bounded = src.kind == LLM_KIND and src.max_concurrency > 0
         out.append(remote.remote(src.max_concurrency, 2 * src.timeout_s + LEASE_SLACK_S) if bounded else None)
     return out

@@ -12,14 +12,17 @@ import json
 import time
 import traceback
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from generators.corpus import check_source as check_corpus_source
 from generators.llm import CallGate, check_source
-from generators.registry import (check_sources, families_for, language_for, missing_content, plan_sourced,
-                                 scenario_for, scenario_weights, source_for, trajectory_seed, trajectory_weights)
+from generators.registry import (ScriptSources, check_sources, families_for, language_for, missing_content,
+                                 plan_sourced, scenario_for, scenario_weights, source_for, trajectory_seed,
+                                 trajectory_weights)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
 from generators.voice_bank import COSYVOICE, engine_of
@@ -30,6 +33,7 @@ from pipeline.render import render_trajectory
 from schemas.arrow import failures_to_table, rows_to_table
 from schemas.protocol import NATIVE_TOKENS, RETOKENIZED
 from schemas.config import DEFAULT_SCENARIOS, ESPEAK_CAST, ConfigError, RunConfig, VoicesConfig
+from schemas.script import Script
 from schemas.trajectory import FailedRecord, TrajectoryRow
 from schemas.vocab import EventKind
 
@@ -308,6 +312,39 @@ def assistant_text(row: TrajectoryRow) -> str:
     return " ".join(e.text for e in row.events if e.kind == EventKind.ASSISTANT_TURN)
 
 
+def _script_pool(writer: ScriptSources, plan: ShardPlan) -> AbstractContextManager[ThreadPoolExecutor | None]:
+    """The threads a shard task writes LLM scripts on (`ScriptSources.threads`); None: one at a time."""
+    n = writer.threads(plan.stop - plan.start)
+    return ThreadPoolExecutor(n, thread_name_prefix="llm-script") if n > 1 else nullcontext()
+
+
+def _write_ahead(cfg: RunConfig, plan: ShardPlan, writer: ScriptSources, pool: ThreadPoolExecutor | None,
+                 planted: set[str]) -> dict[int, Future[tuple[Script, dict[str, Any] | None]]]:
+    """Start every LLM-written script of the shard on `pool`, so their requests are in flight together
+    (each waits for a permit of the job-wide gate, if any) while the shard renders in order.
+
+    A script depends on its trajectory's seed alone and the shard takes the results in trajectory
+    order, so the rows are the bytes a one-at-a-time run writes. A trajectory whose draws fail here is
+    left to the loop, which meets the same error in its own try and records it.
+    """
+    if pool is None:
+        return {}
+    out: dict[int, Future[tuple[Script, dict[str, Any] | None]]] = {}
+    for j in range(plan.start, plan.stop):
+        if trajectory_id(cfg.seed, plan.index, j) in planted:
+            continue
+        try:
+            seed = trajectory_seed(cfg.seed, j)
+            if not writer.waits_on_llm(seed):
+                continue
+            lang = language_for(cfg, seed)
+            scenario = scenario_for(j, cfg.seed, trajectory_weights(cfg, lang, seed))
+        except Exception:  # noqa: BLE001 - the loop records it
+            continue
+        out[j] = pool.submit(plan_sourced, cfg, scenario, seed, lang, writer, j)
+    return out
+
+
 def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any = None,
               tokenizer: Any = None, faults: dict[str, Any] | None = None,
               gates: Sequence[CallGate | None] = ()) -> ShardSummary:
@@ -331,24 +368,28 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     planted = set((faults or {}).get("rows", ()))
     twins = 0   # twin rows (or failed twins) beyond the shard's planned trajectories
     writer = source_for(cfg, store.local, gates)   # an LLM's cache is under the root
-    for j in range(plan.start, plan.stop):
-        tid = trajectory_id(cfg.seed, plan.index, j)
-        seed, scenario = -1, ""   # -1 / "": what a record says if the seed or scenario itself failed
-        try:
-            seed = trajectory_seed(cfg.seed, j)
-            lang = language_for(cfg, seed)
-            scenario = scenario_for(j, cfg.seed, trajectory_weights(cfg, lang, seed))
-            if tid in planted:
-                raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
-            script, source = plan_sourced(cfg, scenario, seed, lang, writer, j)   # planning is a generator's
-            row = render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer, source=source)
-            made, twin_failure, attempted = rows_with_twin(cfg, row, script, tts, tokenizer, source, plan.index, j)
-            rows.extend(made)
-            failures.extend([twin_failure] if twin_failure is not None else [])
-            twins += attempted
-        except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
-            failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
-                                         error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc()))
+    with _script_pool(writer, plan) as pool:
+        written = _write_ahead(cfg, plan, writer, pool, planted)
+        for j in range(plan.start, plan.stop):
+            tid = trajectory_id(cfg.seed, plan.index, j)
+            seed, scenario = -1, ""   # -1 / "": what a record says if the seed or scenario itself failed
+            try:
+                seed = trajectory_seed(cfg.seed, j)
+                lang = language_for(cfg, seed)
+                scenario = scenario_for(j, cfg.seed, trajectory_weights(cfg, lang, seed))
+                if tid in planted:
+                    raise RuntimeError(f"planted failure for {tid} (DUPLEXSYNTH_FAULTS row:{tid})")
+                # planning is a generator's; an LLM-written script was started on the pool, in order
+                script, source = written[j].result() if j in written else plan_sourced(cfg, scenario, seed, lang,
+                                                                                         writer, j)
+                row = render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer, source=source)
+                made, twin_failure, attempted = rows_with_twin(cfg, row, script, tts, tokenizer, source, plan.index, j)
+                rows.extend(made)
+                failures.extend([twin_failure] if twin_failure is not None else [])
+                twins += attempted
+            except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
+                failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
+                                             error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc()))
     paths = shard_paths(plan)
     store.remove(paths["summary"])   # the old sidecar must not vouch for files being rewritten
     failed_sha = None

@@ -599,13 +599,18 @@ LLM_SOURCE_FIELDS: tuple[str, ...] = ("base_url", "model", "api_key_env", "tempe
                                       "max_retries", "max_http_retries", "backoff_s", "structured_output",
                                       "max_concurrency")
 # The fields only a `corpus` source takes (refused with any other kind, as the llm fields are).
-CORPUS_SOURCE_FIELDS: tuple[str, ...] = ("path", "max_exchanges", "max_sentences", "corpus_sha256")
+CORPUS_SOURCE_FIELDS: tuple[str, ...] = ("path", "max_exchanges", "max_sentences", "corpus_sha256", "llm")
 # Fields that decide no byte of the output: left out of the config hash, so a resume may change them.
 UNHASHED_SOURCE_FIELDS: tuple[str, ...] = ("max_concurrency",)
 MAX_LLM_TOKENS = 32_768
 MAX_LLM_TIMEOUT_S = 600.0
 MAX_LLM_RETRIES = 10
 MAX_LLM_CONCURRENCY = 10_000
+# Scripts one shard task writes at once (its LLM requests in flight): `max_concurrency` when it sets a
+# job-wide bound (a single task may then use every permit), else LLM_SHARD_THREADS; never above
+# MAX_LLM_SHARD_THREADS or the shard's trajectories. It decides no byte: scripts are taken in order.
+LLM_SHARD_THREADS = 8
+MAX_LLM_SHARD_THREADS = 32
 
 
 class ScriptSourceConfig(_Strict):
@@ -617,7 +622,7 @@ class ScriptSourceConfig(_Strict):
     when the server refuses it; `json_schema` insists; `off` never asks for it.
 
     `max_concurrency`: LLM requests in flight at once across every shard task of a job (a Ray actor in
-    jobs/ holds the permits; 0: no bound beyond one request per running shard task). It decides no
+    jobs/ holds the permits; 0: no bound beyond LLM_SHARD_THREADS requests per running shard task). It decides no
     byte of the output, so it is left out of the config hash and a resume may change it.
 
     `corpus`: `path` is a .jsonl / .parquet file (OpenAI `messages` or ShareGPT `conversations` rows)
@@ -627,6 +632,10 @@ class ScriptSourceConfig(_Strict):
     is the corpus's content fingerprint (generators/corpus/read.corpus_fingerprint): `generate` pins
     it into the run's config (so into its hash), so a corpus changed at the same path is refused on
     resume instead of mixing old and new rows; given in a config, the corpus must still match it.
+
+    `llm` (corpus only): an llm source (its fields as above; `kind: llm` may be left out) that writes
+    what a corpus record lacks: the user's correction and the repaired answer of an
+    `interruption_repair` over the record's first answer. Without it a corpus run refuses that family.
 
     `weight`: only in an entry of `RunConfig.script_sources`, the share of trajectories it writes."""
 
@@ -646,6 +655,7 @@ class ScriptSourceConfig(_Strict):
     max_exchanges: Int = Field(3, ge=1, le=100)
     max_sentences: Int = Field(6, ge=1, le=100)
     corpus_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    llm: "ScriptSourceConfig | None" = None
     weight: Num = Field(1.0, gt=0.0, le=MAX_SCENARIO_WEIGHT)
 
     @field_validator("path")
@@ -653,6 +663,20 @@ class ScriptSourceConfig(_Strict):
     def _corpus_exists(cls, v: Path | None) -> Path | None:
         if v is not None and not Path(v).exists():
             raise ValueError(f"corpus not found: {v}")
+        return v
+
+    @field_validator("llm", mode="before")
+    @classmethod
+    def _llm_kind(cls, v: Any) -> Any:
+        if isinstance(v, dict) and "kind" not in v:
+            return {**v, "kind": LLM_KIND}
+        return v
+
+    @field_validator("llm")
+    @classmethod
+    def _llm_is_llm(cls, v: "ScriptSourceConfig | None") -> "ScriptSourceConfig | None":
+        if v is not None and (v.kind != LLM_KIND or v.weight != 1.0):
+            raise ValueError("must be an llm source (base_url, model, ...; no kind other than llm, no weight)")
         return v
 
     @field_validator("base_url")
@@ -701,7 +725,7 @@ class ScriptSourceConfig(_Strict):
             if self.kind != owner:
                 for f in fields:
                     out.pop(f, None)
-        for f, default in (("max_concurrency", 0), ("corpus_sha256", None), ("weight", 1.0)):
+        for f, default in (("max_concurrency", 0), ("corpus_sha256", None), ("llm", None), ("weight", 1.0)):
             if out.get(f, default) == default:   # unset: dumps (and hashes) as before the field existed
                 out.pop(f, None)
         return out
@@ -883,6 +907,7 @@ class RunConfig(_Strict):
         for src in [data.get("script_source") or {}, *(data.get("script_sources") or [])]:
             for f in UNHASHED_SOURCE_FIELDS:
                 src.pop(f, None)
+                (src.get("llm") or {}).pop(f, None)   # a corpus's llm
         blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ class ResponseCache:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self.hits = 0
+        self._count = threading.Lock()   # a shard task writes several scripts at once (jobs/shards.py)
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -38,13 +40,14 @@ class ResponseCache:
             entry = json.loads(self._path(key).read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        self.hits += 1
+        with self._count:
+            self.hits += 1
         return str(entry["response"])
 
     def put(self, key: str, model: str, response: str) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         tmp.write_text(json.dumps({"model": model, "prompt_sha256": key, "response": response}, ensure_ascii=False),
                        encoding="utf-8")
         os.replace(tmp, path)

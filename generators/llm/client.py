@@ -24,7 +24,7 @@ MAX_BACKOFF_S = 30.0
 MAX_RAW_CHARS = 4000   # of a response body quoted in an error
 # A job-wide bound on requests in flight: called around each HTTP request (never around a backoff
 # sleep), it returns a context manager that holds one permit. jobs/llm_gate.py makes one from a Ray
-# actor (generators/ cannot import Ray); None: no bound beyond this client's one request at a time.
+# actor (generators/ cannot import Ray); None: no bound beyond the shard task's script threads.
 CallGate = Callable[[], AbstractContextManager[Any]]
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import yaml
@@ -49,6 +49,7 @@ from schemas.script import Continuation, Pause, Script, ScriptTurn
 from schemas.vocab import InterruptAction, TaskOutcome, Trigger, TurnAttr
 
 _PROMPT_STREAM = 0x6C6C6D70   # the trajectory seed's stream for the prompt draws ("llmp")
+T = TypeVar("T")
 
 
 class LLMWriteError(RuntimeError):
@@ -295,23 +296,50 @@ class LLMWriter:
         ctx = FAMILIES[scenario].prepare(p, fields, rng)
         return fields, ctx
 
-    def _messages(self, scenario: str, fields: Fields) -> list[dict[str, str]]:
-        cfg, fam = prompts(), FAMILIES[scenario]
-        schema = json.dumps(fam.reply.model_json_schema(), sort_keys=True)
-        return [{"role": "system", "content": cfg["system"].format(language=fields["language"], schema=schema)},
-                {"role": "user", "content": cfg["families"][scenario]["instructions"].format(**fields)}]
+    def _messages(self, instructions: str, reply: type[ct._Reply], fields: Fields) -> list[dict[str, str]]:
+        schema = json.dumps(reply.model_json_schema(), sort_keys=True)
+        return [{"role": "system", "content": prompts()["system"].format(language=fields["language"], schema=schema)},
+                {"role": "user", "content": instructions.format(**fields)}]
 
-    def _complete(self, scenario: str, messages: list[dict[str, str]], seed: int) -> tuple[str, str]:
+    def _complete(self, name: str, reply: type[ct._Reply], messages: list[dict[str, str]], seed: int
+                  ) -> tuple[str, str]:
         """(request key, raw response): from the cache, else one call (cached before it is used)."""
         assert self.src.model is not None
         sampling = {"temperature": self.src.temperature, "max_tokens": self.src.max_tokens}
         key = request_key(self.src.model, messages, sampling, seed)
         raw = self.cache.get(key)
         if raw is None:
-            raw = self.client.complete(messages, scenario, FAMILIES[scenario].reply.model_json_schema(),
-                                       seed % 2**31)
+            raw = self.client.complete(messages, name, reply.model_json_schema(), seed % 2**31)
             self.cache.put(key, self.src.model, raw)
         return key, raw
+
+    def ask(self, name: str, instructions: str, reply: type[ct._Reply], fields: Fields, seed: int,
+            accept: Callable[[Any], tuple[T | None, list[str]]]) -> tuple[T, tuple[LLMCall, ...]]:
+        """What `accept` makes of the first reply it takes, and every call made for it.
+
+        `instructions` (filled with `fields`) asks for a JSON `reply`; `accept(reply)` returns (result,
+        []) or (None, problems). A reply that is not JSON, fails its schema, or has problems is re-asked
+        at most `max_retries` times with the problems fed back. Raises LLMWriteError (quoting the last
+        raw response) when none passes, LLMCallError when the endpoint gives no reply. Also what a
+        corpus source asks its `llm` for (generators/corpus)."""
+        messages = self._messages(instructions, reply, fields)
+        calls: list[LLMCall] = []
+        error, raw = "", ""
+        for _ in range(self.src.max_retries + 1):
+            key, raw = self._complete(name, reply, messages, seed)
+            calls.append(LLMCall(prompt_sha256=key, response=raw))
+            try:
+                out, problems = accept(reply.model_validate(_parse(raw)))
+                if out is not None and not problems:
+                    return out, tuple(calls)
+            except ValidationError as err:
+                problems = [_schema_errors(err)]
+            except ValueError as err:
+                problems = [str(err)]
+            error = "; ".join(problems)
+            messages = messages + [{"role": "assistant", "content": raw},
+                                   {"role": "user", "content": prompts()["retry"].format(error=error)}]
+        raise LLMWriteError(f"{name}: no valid script after {len(calls)} attempt(s): {error}", raw)
 
     def write(self, scenario: str, seed: int, timing: TimingConfig, language: str = "en",
               harness: HarnessConfig | None = None, voices: VoicesConfig | None = None
@@ -322,34 +350,22 @@ class LLMWriter:
             raise ValueError(f"the llm writer has no prompt for {scenario!r}; it writes {list(FAMILIES)}")
         lang, fam = language_of(language), FAMILIES[scenario]
         fields, _ = self._fields(scenario, seed, lang, self._planner(seed, timing, lang, harness, voices))
-        messages = self._messages(scenario, fields)
-        calls: list[LLMCall] = []
-        error, raw = "", ""
-        for _ in range(self.src.max_retries + 1):
-            key, raw = self._complete(scenario, messages, seed)
-            calls.append(LLMCall(prompt_sha256=key, response=raw))
+
+        def accept(reply: Any) -> tuple[Script | None, list[str]]:
             p = self._planner(seed, timing, lang, harness, voices)
             _, ctx = self._fields(scenario, seed, lang, p)   # the same draws again, on this attempt's planner
-            try:
-                reply = fam.reply.model_validate(_parse(raw))
-                problems = fam.check(lang, reply, ctx)
-                if not problems:
-                    domain, turns = fam.build(p, fields, reply, ctx)
-                    script = Script(scenario=scenario, seed=seed, language=language, domain=domain,
-                                    lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s),
-                                    turns=tuple(turns))
-                    problems = lint_script(script)
-                    if not problems:
-                        return script, ScriptProvenance(kind="llm", model=self.src.model or "", prompt=fields,
-                                                        calls=tuple(calls))
-            except ValidationError as err:
-                problems = [_schema_errors(err)]
-            except ValueError as err:
-                problems = [str(err)]
-            error = "; ".join(problems)
-            messages = messages + [{"role": "assistant", "content": raw},
-                                   {"role": "user", "content": prompts()["retry"].format(error=error)}]
-        raise LLMWriteError(f"{scenario}: no valid script after {len(calls)} attempt(s): {error}", raw)
+            problems = fam.check(lang, reply, ctx)
+            if problems:
+                return None, problems
+            domain, turns = fam.build(p, fields, reply, ctx)
+            script = Script(scenario=scenario, seed=seed, language=language, domain=domain,
+                            lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns))
+            problems = lint_script(script)
+            return (None, problems) if problems else (script, [])
+
+        script, calls = self.ask(scenario, prompts()["families"][scenario]["instructions"], fam.reply, fields, seed,
+                                 accept)
+        return script, ScriptProvenance(kind="llm", model=self.src.model or "", prompt=fields, calls=calls)
 
 
 def writer_for(src: ScriptSourceConfig, out_root: str | Path | None, gate: CallGate | None = None) -> LLMWriter | None:
