@@ -313,7 +313,7 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
         plans: Iterator[ShardPlan] = iter_plans(cfg.num, cfg.shard_size)
         pending: dict[Any, ShardPlan] = {}
         bar = _Progress(progress, total=cfg.num, shards=n_shards, interval=progress_interval,
-                        llm=any(e.kind == LLM_KIND for e in cfg.source_entries()))
+                        llm=any(e.kind == LLM_KIND or e.llm is not None for e in cfg.source_entries()))
         bar.note(f"generating {cfg.num} trajectories in {n_shards} shards into {store.display()} "
                  f"({workers} CPUs, at most {limit} shard tasks in flight)", always=True)
         with bar:

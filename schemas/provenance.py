@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from schemas.script import Script
 
@@ -51,6 +51,14 @@ class CorpusProvenance(BaseModel):
     exchanges: int           # the user/assistant exchanges the script speaks
     truncated: bool          # it says less than the record holds (max_exchanges, max_sentences, a question
                              # ending an answer early, or the exchanges after a cut)
+    llm: ScriptProvenance | None = None   # what the source's `llm` wrote over the record (a repair), if any
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if out.get("llm") is None:   # no LLM in it: the row's meta reads as before the field existed
+            out.pop("llm", None)
+        return out
 
 
 class ProceduralProvenance(BaseModel):

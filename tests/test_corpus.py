@@ -39,6 +39,8 @@ from tests.generated import FAST_VOICES
 
 REPO = Path(__file__).resolve().parents[1]
 EN = language("en")
+# The families a corpus carries without an `llm` (a repair's correction is an LLM's)
+NO_LLM = tuple(f for f in FAMILIES if f != "interruption_repair")
 
 BASIL = "How do I keep basil alive on a windowsill?"
 BASIL_ANSWER = ("Give it at least six hours of sun, and turn the pot every few days. Water it when the top of "
@@ -203,9 +205,14 @@ def test_each_family_plans_its_overlay_onto_the_corpus_words(tmp_path: Path) -> 
     path = tmp_path / "c.jsonl"
     path.write_text(json.dumps(GOOD[0]) + "\n", encoding="utf-8")
     src, timing = _source(path), RunConfig().timing
-    for family in FAMILIES:
+    for family in NO_LLM:
         for seed in range(3):
             script, prov = src.write(0, family, seed, timing)
+            if family == "delegation":   # a bank task handed off, the corpus exchange while it runs, the relay
+                d, relay = script.turns[1].delegate, script.turns[-1]
+                assert d is not None and relay.ref == d.task_id and relay.trigger == "backend" and len(script.turns) == 5
+                assert _said(script)[2:4] == [("user", BASIL), ("assistant", BASIL_ANSWER)] and prov.exchanges == 1
+                continue
             user, answer = script.turns[0], script.turns[1]
             assert (user.text, answer.text) == (BASIL, BASIL_ANSWER) and script.scenario == family
             if family in ("backchannel", "other_directed", "background_speech"):   # event kind = family name
@@ -262,6 +269,37 @@ def test_a_record_too_short_for_its_family_fails_saying_why(tmp_path: Path) -> N
     assert src.write(0, "backchannel", 1, timing)[0].turns[1].overlays   # "Hello," is a phrase boundary
 
 
+def test_a_repair_over_a_corpus_answer_is_the_llm_s_and_resumes_from_the_cut(tmp_path: Path) -> None:
+    """interruption_repair with the source's `llm` (the scripted loopback server): the corpus's words
+    are cut by the planners' draw, the correction and the repaired answer are the LLM's, the repair is
+    a Continuation over the repaired sentences (composition speaks what the user did not hear), and
+    a rerun reads the reply from the cache."""
+    from generators.corpus import corpus_for
+    from tests.scripted_llm import ScriptedServer
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(json.dumps(GOOD[0]) + "\n", encoding="utf-8")
+    sentences = tuple(EN.sentence_elements([BASIL_ANSWER]))
+    with ScriptedServer(["malformed"]) as srv:
+        src = ScriptSourceConfig.model_validate({"kind": "corpus", "path": str(path), "llm": {
+            "base_url": srv.base_url, "model": "scripted-test-model", "timeout_s": 5.0, "backoff_s": 0.01}})
+        script, prov = corpus_for(src, tmp_path / "out").write(0, "interruption_repair", 4, RunConfig().timing)
+        again, prov2 = corpus_for(src, tmp_path / "out").write(0, "interruption_repair", 4, RunConfig().timing)
+    assert len(srv.requests) == 2 and "1. Give it at least six hours" in srv.requests[0]["body"]["messages"][1]["content"]
+    assert "could not be used" in srv.requests[1]["body"]["messages"][-1]["content"]   # the bad reply fed back
+    user, answer, repair = script.turns
+    assert (user.text, answer.text) == (BASIL, BASIL_ANSWER) and prov.exchanges == 1 and prov.truncated
+    assert answer.interruption is not None and answer.interruption.action == "repair"
+    assert answer.interruption.text == "Sorry, I meant for a small balcony, not a windowsill."
+    cont = repair.continuation
+    assert cont is not None and cont.of_turn == answer.id and cont.prefix == "Got it, a balcony then."
+    assert cont.sentences == (f"On a balcony, g{sentences[0][1:]}", *sentences[1:])
+    assert prov.llm is not None and prov.llm.model == "scripted-test-model" and len(prov.llm.calls) == 2
+    assert (again, prov2) == (script, prov)
+    with pytest.raises(ValueError, match="not 'interruption_repair'"):   # no llm: no repair made up
+        _source(path).write(0, "interruption_repair", 4, RunConfig().timing)
+
+
 # ------------------------------------------------------------------------------------------ config
 
 def test_corpus_config_checks_in_one_line(tmp_path: Path) -> None:
@@ -289,9 +327,13 @@ def test_check_source_refuses_families_and_corpora_it_cannot_read(tmp_path: Path
     path = tmp_path / "c.jsonl"
     path.write_text(json.dumps(GOOD[2]) + "\n", encoding="utf-8")
     src = {"kind": "corpus", "path": str(path)}
-    with pytest.raises(ConfigError, match=r"scenarios: .*interruption_repair, delegation"):
+    with pytest.raises(ConfigError, match=r"scenarios: .*\(interruption_repair, delegation_multi, .*words the corpus"):
         check_source(parse_config({"script_source": src}))   # the default mix asks for every family
-    check_source(parse_config({"script_source": src, "scenarios": {s: 1.0 for s in FAMILIES}}))
+    with pytest.raises(ConfigError, match=r"\(interruption_repair asked for; .* give the source an `llm`"):
+        check_source(parse_config({"script_source": src, "scenarios": {s: 1.0 for s in FAMILIES}}))
+    check_source(parse_config({"script_source": src, "scenarios": {s: 1.0 for s in NO_LLM}}))
+    llm = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
+    check_source(parse_config({"script_source": {**src, "llm": llm}, "scenarios": {s: 1.0 for s in FAMILIES}}))
     (tmp_path / "empty.jsonl").write_text("\n\n", encoding="utf-8")
     (tmp_path / "c.csv").write_text("a,b\n", encoding="utf-8")
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
@@ -368,14 +410,15 @@ def test_source_mix_config_checks_in_one_line(tmp_path: Path) -> None:
             parse_config(data)
         assert field in str(err.value) and "\n" not in str(err.value), str(err.value)
     mix = parse_config({"script_sources": [{"kind": "procedural", "weight": 0.25}, corpus],
-                        "scenarios": {"turn_taking": 1.0, "delegation": 1.0}})
+                        "scenarios": {"turn_taking": 1.0, "delegation_multi": 1.0}})
     assert parse_config(yaml.safe_load(dump_config(mix))) == mix
-    assert check_sources(mix) == ["note: script_sources[1] (kind corpus) leaves out delegation; those families are "
-                                  "drawn by the other sources only"]
-    only_corpus = parse_config({"script_sources": [corpus, corpus], "scenarios": {"turn_taking": 1.0, "delegation": 1.0}})
-    with pytest.raises(ConfigError, match="^script_sources: no source of the mix writes delegation"):
+    assert check_sources(mix) == ["note: script_sources[1] (kind corpus) leaves out delegation_multi; those families "
+                                  "are drawn by the other sources only"]
+    only_corpus = parse_config({"script_sources": [corpus, corpus],
+                                "scenarios": {"turn_taking": 1.0, "delegation_multi": 1.0}})
+    with pytest.raises(ConfigError, match="^script_sources: no source of the mix writes delegation_multi"):
         check_sources(only_corpus)
-    no_family = parse_config({"script_sources": [{"kind": "procedural"}, corpus], "scenarios": {"delegation": 1.0}})
+    no_family = parse_config({"script_sources": [{"kind": "procedural"}, corpus], "scenarios": {"delegation_multi": 1.0}})
     with pytest.raises(ConfigError, match=r"^script_sources\[1\]: kind corpus writes none of the run's scenarios in en"):
         check_sources(no_family)
 
@@ -422,7 +465,8 @@ def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path, ray
 
     corpus = tmp_path / "chats.jsonl"
     expect = _write_jsonl(corpus)
-    cfg = {"num": len(expect), "shard_size": len(expect), "seed": 11, "scenarios": {s: 1.0 for s in FAMILIES},
+    cfg = {"num": len(expect), "shard_size": len(expect), "seed": 11,
+           "scenarios": {s: 1.0 for s in NO_LLM if s != "delegation"},
            "script_source": {"kind": "corpus", "path": str(corpus)}, "voices": FAST_VOICES.model_dump(mode="json")}
     (tmp_path / "c.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
     gen = _cli("generate", "--config", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "--address", ray_head,

@@ -19,14 +19,24 @@ plain turns, except after a cut (the corpus's next request answered words the us
   resumed as a `Continuation` from the first sentence the user did not hear (rule 7, resolved by
   composition from where the cut fell).
 
-A repair needs a correction and the answer it changes, and a delegation a request some tool can
-answer: a corpus holds neither, so those families (and the bank-only ones) are refused for a corpus
-run (`check_source`) rather than made up.
+- interruption_repair (only with the source's `llm`): the LLM reads the first exchange and writes the
+  user's correction, the acknowledgement and the answer repaired sentence by sentence; the cut falls
+  by the planners' draws and the repair is a `Continuation` from the first sentence the user did not
+  hear (rule 7, resolved by composition). Without an `llm` a corpus holds no correction, so the
+  family is refused (`check_source`) rather than made up;
+- delegation: the user hands a task to a tool (the bank's request, the harness really runs it), the
+  corpus's first exchange is the talk while it runs, and the result is relayed from the result text
+  alone (delegation.plan's relay, rule 6). A corpus request is not one a tool answers, so the task is
+  the bank's; the talk meanwhile is the corpus's.
+
+The bank-only families are refused for a corpus run.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +44,12 @@ from generators import text_bank as tb
 from generators.common import Planner
 from generators.corpus.read import LAYOUTS, Conversation, CorpusRecordError, corpus_fingerprint, open_corpus
 from generators.corpus.spoken import Unspeakable, spoken_sentences
+from generators.llm import LLMWriter, writer_for
+from generators.llm import content as ct
+from generators.llm.client import CallGate
 from generators.llm.content import text_problems
-from generators.scenarios import interruption, overlay
+from generators.llm.writer import prompts
+from generators.scenarios import delegation, interruption, overlay
 from generators.text_lint import lint_script
 from schemas.config import (
     CORPUS_KIND,
@@ -49,7 +63,7 @@ from schemas.config import (
 )
 from schemas.language import Language
 from schemas.language import language as language_of
-from schemas.provenance import CorpusProvenance
+from schemas.provenance import CorpusProvenance, ScriptProvenance
 from schemas.script import Continuation, Pause, Script, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
@@ -143,19 +157,69 @@ def _park(p: Planner, d: Dialogue) -> list[ScriptTurn]:
     return turns
 
 
-# Families that cut into the first answer: the corpus's later exchanges are not spoken after them.
-CUT_FAMILIES = frozenset({Scenario.INTERRUPTION_DISCARD.value, Scenario.INTERRUPTION_PARK.value})
+def _delegation(p: Planner, d: Dialogue) -> list[ScriptTurn]:
+    # delegation.plan's shape with the corpus exchange as the talk while the task runs: the relay comes
+    # next, unprompted, so the corpus answer may not end in a question (rule 7: it would leave the
+    # user no room); a trailing question is left unsaid, an answer that is only a question refused
+    first = d.exchanges[0]
+    answer = list(first.answer)
+    while answer and p.lang.is_question(answer[-1]):
+        answer.pop()
+    if not answer:
+        raise CorpusRecordError("the first answer is only a question, which a relay cannot follow unprompted")
+    c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
+    task, ex = delegation._task(p, "t1", c)
+    return [p.user(c.user_request), p.assistant(c.ack, delegate=task), p.user(first.user),
+            p.assistant(p.lang.join(answer)), delegation._act_on(p, c, task, ex)]
+
+
+def _repair(p: Planner, d: Dialogue, r: ct.CorpusRepairReply) -> list[ScriptTurn]:
+    # interruption.plan_repair's shape over the corpus answer, with the planners' own cut-in draw
+    first = d.exchanges[0]
+    answer = p.assistant(p.lang.join(first.answer),
+                         interruption=interruption._cut_in(p, InterruptAction.REPAIR, r.correction))
+    repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=r.repair_ack,
+                                                         sentences=tuple(r.repaired)))
+    return [p.user(first.user), answer, repaired]
+
+
+def _repair_problems(lang: Language, first: Spoken, r: ct.CorpusRepairReply) -> list[str]:
+    """What is wrong with an LLM's repair of a corpus answer (fed back in the retry prompt)."""
+    out = text_problems(lang, [r.correction, r.repair_ack, *r.repaired])
+    out += ct.sentence_problems(lang, "repaired", r.repaired)
+    if len(r.repaired) != len(first.answer):
+        out.append(f"repaired has {len(r.repaired)} items and the answer {len(first.answer)}; they must match "
+                   "item for item")
+    elif tuple(r.repaired) == first.answer:
+        out.append("repaired is the answer unchanged; the correction must change at least one item")
+    return out
+
+
+# Families that cut into the first answer (or speak it as talk meanwhile): the corpus's later
+# exchanges are not spoken after them.
+CUT_FAMILIES = frozenset({Scenario.INTERRUPTION_DISCARD.value, Scenario.INTERRUPTION_PARK.value,
+                          Scenario.INTERRUPTION_REPAIR.value, Scenario.DELEGATION.value})
+# Families only a corpus source with an `llm` carries (the words the corpus lacks are the LLM's).
+LLM_FAMILIES = frozenset({Scenario.INTERRUPTION_REPAIR.value})
 
 # The families a corpus conversation can carry; `check_source` refuses a corpus run asking for others.
-FAMILIES: dict[str, Build] = {
+# interruption_repair is built by CorpusSource.write with its LLM's reply (`_repair`), not from here.
+FAMILIES: dict[str, Build | None] = {
     Scenario.TURN_TAKING.value: _turn_taking,
     Scenario.PAUSE.value: _pause,
     Scenario.BACKCHANNEL.value: _overlaid(overlay.BACKCHANNEL),
     Scenario.OTHER_DIRECTED.value: _overlaid(overlay.OTHER_DIRECTED),
     Scenario.BACKGROUND_SPEECH.value: _overlaid(overlay.BACKGROUND_SPEECH),
     Scenario.INTERRUPTION_DISCARD.value: _discard,
+    Scenario.INTERRUPTION_REPAIR.value: None,
     Scenario.INTERRUPTION_PARK.value: _park,
+    Scenario.DELEGATION.value: _delegation,
 }
+
+
+def families_of(src: ScriptSourceConfig) -> tuple[str, ...]:
+    """The families a corpus source carries: every one of FAMILIES with an `llm`, else those without one."""
+    return tuple(f for f in FAMILIES if src.llm is not None or f not in LLM_FAMILIES)
 
 
 def check_source(cfg: RunConfig) -> None:
@@ -166,11 +230,15 @@ def check_source(cfg: RunConfig) -> None:
     entries = [e for e in cfg.source_entries() if e.kind == CORPUS_KIND]
     if not entries:
         return
-    asked = [s for s, w in cfg.scenarios.items() if w > 0 and s not in FAMILIES]
-    if asked and cfg.script_sources is None:
-        raise ConfigError(f"scenarios: script_source kind corpus carries {', '.join(FAMILIES)} only "
-                          f"({', '.join(asked)} asked for; a repair or a delegation needs words the corpus "
-                          "does not hold); set scenarios to those families")
+    if cfg.script_sources is None:
+        own = families_of(cfg.script_source)
+        asked = [s for s, w in cfg.scenarios.items() if w > 0 and s not in own]
+        if asked:
+            why = ("an interruption_repair needs a correction the corpus does not hold: give the source an "
+                   "`llm` to write it" if asked == [Scenario.INTERRUPTION_REPAIR.value] else
+                   "the others need words the corpus does not hold")
+            raise ConfigError(f"scenarios: script_source kind corpus carries {', '.join(own)} only "
+                              f"({', '.join(asked)} asked for; {why}); set scenarios to those families")
     for e in entries:
         assert e.path is not None
         open_corpus(e.path)
@@ -230,11 +298,12 @@ def _spoken(conv: Conversation, lang: Language, src: ScriptSourceConfig) -> Dial
 
 
 class CorpusSource:
-    """Scripts spoken from one run's corpus `script_source`."""
+    """Scripts spoken from one run's corpus `script_source`; `llm` writes what a record lacks (a repair)."""
 
-    def __init__(self, src: ScriptSourceConfig):
+    def __init__(self, src: ScriptSourceConfig, llm: LLMWriter | None = None):
         assert src.path is not None
         self.src = src
+        self.llm = llm
         self.corpus = open_corpus(src.path)
         if src.corpus_sha256 is not None:   # this worker reads the corpus the run was pinned to, or none
             _check_pinned(src)
@@ -243,29 +312,74 @@ class CorpusSource:
               harness: HarnessConfig | None = None, voices: VoicesConfig | None = None
               ) -> tuple[Script, CorpusProvenance]:
         """Trajectory `index`'s script from record index mod N, and its provenance (the row's meta).
-        Raises CorpusRecordError naming the file and line (or row) when the record cannot carry it."""
-        if scenario not in FAMILIES:
-            raise ValueError(f"a corpus carries {list(FAMILIES)}, not {scenario!r}")
+        Raises CorpusRecordError naming the file and line (or row) when the record cannot carry it,
+        LLMWriteError / LLMCallError when the source's `llm` gives no usable repair."""
+        if scenario not in families_of(self.src) or (scenario in LLM_FAMILIES and self.llm is None):
+            raise ValueError(f"this corpus source carries {list(families_of(self.src))}, not {scenario!r}")
         conv = self.corpus.conversation(index % len(self.corpus))
         lang = language_of(language)
         dialogue = _spoken(conv, lang, self.src)
         if scenario in CUT_FAMILIES:
             dialogue = Dialogue(dialogue.exchanges[:1], dialogue.truncated or len(dialogue.exchanges) > 1)
-        p = Planner.create(np.random.default_rng(seed), timing, harness, lang=lang, voices=voices)
-        try:
-            turns = FAMILIES[scenario](p, dialogue)
-        except CorpusRecordError as err:
-            raise CorpusRecordError(f"{conv.where}: {err}") from None
-        script = Script(scenario=scenario, seed=seed, language=language, lead_in_s=p.draw(timing.lead_in_s),
-                        tail_s=p.draw(timing.tail_s), turns=tuple(turns))
-        problems = lint_script(script)
-        if problems:
-            raise CorpusRecordError(f"{conv.where}: the text lint refuses it: {problems[0]}")
+
+        def planner() -> Planner:
+            return Planner.create(np.random.default_rng(seed), timing, harness, lang=lang, voices=voices)
+
+        def script_of(p: Planner, turns: list[ScriptTurn]) -> Script:
+            return Script(scenario=scenario, seed=seed, language=language, lead_in_s=p.draw(timing.lead_in_s),
+                          tail_s=p.draw(timing.tail_s), turns=tuple(turns))
+
+        llm: ScriptProvenance | None = None
+        if scenario in LLM_FAMILIES:
+            script, llm = self._repaired(conv.where, dialogue, lang, seed, planner, script_of)
+        else:
+            build = FAMILIES[scenario]
+            assert build is not None
+            p = planner()
+            try:
+                turns = build(p, dialogue)
+            except CorpusRecordError as err:
+                raise CorpusRecordError(f"{conv.where}: {err}") from None
+            script = script_of(p, turns)
+            problems = lint_script(script)
+            if problems:
+                raise CorpusRecordError(f"{conv.where}: the text lint refuses it: {problems[0]}")
         return script, CorpusProvenance(kind=CORPUS_KIND, path=str(self.src.path), index=conv.index, line=conv.line,
                                         layout=conv.layout, sha256=conv.sha256, exchanges=len(dialogue.exchanges),
-                                        truncated=dialogue.truncated)
+                                        truncated=dialogue.truncated, llm=llm)
+
+    def _repaired(self, where: str, d: Dialogue, lang: Language, seed: int, planner: Callable[[], Planner],
+                  script_of: Callable[[Planner, list[ScriptTurn]], Script]) -> tuple[Script, ScriptProvenance]:
+        """An interruption_repair over the first exchange, its correction and repair written by the LLM
+        (a fresh planner each attempt, so every attempt replays the same draws)."""
+        assert self.llm is not None
+        first = d.exchanges[0]
+        if len(first.answer) < MIN_CUT_SENTENCES:
+            raise CorpusRecordError(f"{where}: the first answer has {len(first.answer)} sentence(s); "
+                                    f"{Scenario.INTERRUPTION_REPAIR.value} needs {MIN_CUT_SENTENCES}")
+        fields = {"language": prompts()["languages"][lang.code], "request": first.user,
+                  "answer": "\n".join(f"{i}. {s}" for i, s in enumerate(first.answer, start=1)),
+                  "count": str(len(first.answer))}
+
+        def accept(r: ct.CorpusRepairReply) -> tuple[Script | None, list[str]]:
+            problems = _repair_problems(lang, first, r)
+            if problems:
+                return None, problems
+            p = planner()
+            script = script_of(p, _repair(p, d, r))
+            problems = lint_script(script)
+            return (None, problems) if problems else (script, [])
+
+        name = Scenario.INTERRUPTION_REPAIR.value
+        script, calls = self.llm.ask(name, prompts()["corpus"][name]["instructions"], ct.CorpusRepairReply, fields,
+                                     seed, accept)
+        return script, ScriptProvenance(kind="llm", model=self.llm.src.model or "", prompt=fields, calls=calls)
 
 
-def corpus_for(src: ScriptSourceConfig) -> CorpusSource | None:
-    """The source of a corpus script source entry (None for any other kind)."""
-    return CorpusSource(src) if src.kind == CORPUS_KIND else None
+def corpus_for(src: ScriptSourceConfig, out_root: str | Path | None = None, gate: CallGate | None = None
+               ) -> CorpusSource | None:
+    """The source of a corpus script source entry (None for any other kind). Its `llm`'s response cache
+    lives under `out_root`, and its requests pass `gate` (the entry's job-wide bound) when given."""
+    if src.kind != CORPUS_KIND:
+        return None
+    return CorpusSource(src, writer_for(src.llm, out_root, gate) if src.llm is not None else None)

@@ -80,6 +80,14 @@ class RepairReply(_Reply):
     repaired: list[Line] = Field(min_length=3, max_length=5)
 
 
+class CorpusRepairReply(_Reply):
+    """A repair over a corpus answer (generators/corpus): the corpus wrote the request and the answer."""
+
+    correction: Line
+    repair_ack: Line
+    repaired: list[Line] = Field(min_length=1, max_length=100)
+
+
 class DelegationReply(_Reply):
     user: Line
     ack: Line
