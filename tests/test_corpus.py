@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -502,3 +503,43 @@ def test_generate_on_a_corpus_validates_and_speaks_its_words(tmp_path: Path, ray
         user = [e["text"] for e in said if e["kind"] == "user_turn"]
         planned = [json.loads(e["attrs"])["planned_text"] for e in said if e["kind"] == "assistant_turn"]
         assert user and set(user) <= corpus_words and planned[0] in corpus_words, (r["scenario"], said)
+
+
+def test_generate_a_mix_of_procedural_llm_and_corpus_then_validate(tmp_path: Path, ray_head: str) -> None:
+    """`generate` on `script_sources: [procedural, llm, corpus with an llm]` against the scripted
+    loopback server, then `validate`: every row names the source its seed drew, all three write, and
+    the corpus's repairs and the llm's scripts carry the calls they were written from."""
+    import pyarrow.parquet as pq
+
+    from generators.registry import source_of, trajectory_seed
+    from tests.scripted_llm import ScriptedServer
+
+    corpus = tmp_path / "chats.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in GOOD), encoding="utf-8")
+    with ScriptedServer() as srv:
+        llm = {"base_url": srv.base_url, "model": "scripted-test-model", "timeout_s": 5.0, "max_concurrency": 2}
+        cfg = {"num": 3, "shard_size": 3, "seed": 14, "voices": FAST_VOICES.model_dump(mode="json"),
+               "scenarios": {"turn_taking": 1.0, "interruption_repair": 1.0, "delegation": 1.0, "backchannel": 1.0},
+               "script_sources": [{"kind": "procedural"}, {"kind": "llm", **llm},
+                                  {"kind": "corpus", "path": str(corpus), "llm": llm}]}
+        kinds = [("procedural", "llm", "corpus")[source_of(parse_config(cfg), trajectory_seed(14, j))] for j in range(3)]
+        assert kinds == ["corpus", "procedural", "llm"]   # seed 14: one of each, the corpus's a repair (below)
+        (tmp_path / "mix.yaml").write_text(yaml.safe_dump(cfg), encoding="utf-8")
+        gen = _cli("generate", "--config", str(tmp_path / "mix.yaml"), "--out", str(tmp_path / "out"),
+                   "--address", ray_head, "--progress-interval", "0")
+        assert gen.returncode == 0, gen.stdout[-2000:] + gen.stderr[-3000:]
+        last = [ln for ln in gen.stderr.splitlines() if ln.startswith("progress ")][-1]
+        assert re.search(r"llm [1-9]\d* calls \([0-9.]+/s\), 0 failed, 0 cache hits$", last), last
+    val = _cli("validate", str(tmp_path / "out"))
+    assert val.returncode == 0, val.stdout[-3000:] + val.stderr[-3000:]
+    rows = pq.read_table(tmp_path / "out" / "shards").to_pylist()
+    assert [json.loads(r["meta"])["script_source"]["kind"] for r in rows] == kinds
+    assert rows[0]["scenario"] == "interruption_repair"
+    for r, kind in zip(rows, kinds):
+        meta = json.loads(r["meta"])["script_source"]
+        if kind == "llm":
+            assert meta["model"] == "scripted-test-model" and meta["calls"]
+        if kind == "corpus":
+            assert ("llm" in meta) == (r["scenario"] == "interruption_repair"), (r["scenario"], meta)
+            if r["scenario"] == "interruption_repair":
+                assert meta["llm"]["calls"] and meta["llm"]["prompt"]["request"] in (BASIL, RUN, OCTOPUS)
