@@ -557,7 +557,8 @@ def _pretty(s: Any) -> str:
 
 def script_source_label(row: Any) -> str:
     """Where a row's words came from, in a few words: `procedural`, `llm · MODEL`, `corpus · FILE:LINE`
-    (the row's meta[SOURCE_META_KEY]; a procedural row of a single-source run carries none)."""
+    (`+ llm · MODEL` when its llm wrote a repair) (the row's meta[SOURCE_META_KEY]; a procedural row
+    of a single-source run carries none)."""
     meta = _attrs(_as_dict(row).get("meta"))
     src = meta.get(SOURCE_META_KEY)
     if not isinstance(src, Mapping):
@@ -567,7 +568,9 @@ def script_source_label(row: Any) -> str:
         return f"{kind} · {src.get('model')}"
     if kind == CORPUS_KIND:
         where = f":{src['line']}" if src.get("line") is not None else f" row {src.get('index')}"
-        return f"{kind} · {str(src.get('path', '')).replace(chr(92), '/').rsplit('/', 1)[-1]}{where}"
+        llm = src.get("llm")   # a repair the corpus source's llm wrote over the record
+        by = f" + {LLM_KIND} · {llm.get('model')}" if isinstance(llm, Mapping) else ""
+        return f"{kind} · {str(src.get('path', '')).replace(chr(92), '/').rsplit('/', 1)[-1]}{where}{by}"
     return kind
 
 

@@ -530,8 +530,8 @@ def test_generate_a_mix_of_procedural_llm_and_corpus_then_validate(tmp_path: Pat
         assert gen.returncode == 0, gen.stdout[-2000:] + gen.stderr[-3000:]
         last = [ln for ln in gen.stderr.splitlines() if ln.startswith("progress ")][-1]
         assert re.search(r"llm [1-9]\d* calls \([0-9.]+/s\), 0 failed, 0 cache hits$", last), last
-    val = _cli("validate", str(tmp_path / "out"))
-    assert val.returncode == 0, val.stdout[-3000:] + val.stderr[-3000:]
+    from jobs.cli import main
+    assert main(["validate", str(tmp_path / "out")]) == 0   # in this process: its modules are loaded already
     rows = pq.read_table(tmp_path / "out" / "shards").to_pylist()
     assert [json.loads(r["meta"])["script_source"]["kind"] for r in rows] == kinds
     assert rows[0]["scenario"] == "interruption_repair"
@@ -543,3 +543,5 @@ def test_generate_a_mix_of_procedural_llm_and_corpus_then_validate(tmp_path: Pat
             assert ("llm" in meta) == (r["scenario"] == "interruption_repair"), (r["scenario"], meta)
             if r["scenario"] == "interruption_repair":
                 assert meta["llm"]["calls"] and meta["llm"]["prompt"]["request"] in (BASIL, RUN, OCTOPUS)
+                from pipeline.preview import script_source_label
+                assert script_source_label(r) == f"corpus · chats.jsonl:{meta['line']} + llm · scripted-test-model"
