@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from schemas.config import VIDEO_KIND, ConfigError, RunConfig, SceneSourceConfig
+from schemas.config import VIDEO_KIND, ConfigError, RunConfig, Scenario, SceneSourceConfig
 from schemas.scene import Change, Scene, SceneKind, SceneObject, VideoClip, VisualAsk, VisualChange
 
 _LABEL = re.compile(r"^[a-z]+$")
@@ -439,17 +439,17 @@ def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]],
     asked = {s for s, w in cfg.scenarios.items() if w > 0}
     name = Path(cfg.scene_source.annotations or "").name
     rng = np.random.default_rng(0)
-    if "visual_qa" in asked and all(pick_fact(lib, rng, cfg.unit_s, k, (0, 1)) is None
+    if Scenario.VISUAL_QA in asked and all(pick_fact(lib, rng, cfg.unit_s, k, (0, 1)) is None
                                     for k in (VisualChange.APPEARS, VisualChange.TEXT_READABLE)):
         raise ConfigError(f"scene_source.annotations: no object in {name} can be asked about in visual_qa "
                           "(an appears event with a colour, or a text_readable event)")
-    if "visual_watch" in asked:
+    if Scenario.VISUAL_WATCH in asked:
         for lang, said in states.items():
             if pick_watch(lib, rng, cfg.unit_s, said, (1, 10**6)) is None:
                 raise ConfigError(f"scene_source.annotations: no object in {name} can be watched in visual_watch "
                                   f"({lang}: a changes_state event to one of {', '.join(said)}, at least a frame "
                                   "after the object appears)")
-    if "visual_change" in asked:
+    if Scenario.VISUAL_CHANGE in asked:
         for lang, (said, texts) in stale.items():
             if pick_change(lib, rng, cfg.unit_s, said, texts, (0, 10**6)) is None:
                 raise ConfigError(f"scene_source.annotations: no object in {name} changes in a way visual_change can "
