@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["REQUIRED_FILES", "TOKENIZER_FILE", "CosyVoiceClient", "CosyVoiceRunner", "actor_name", "check_model_dir", "default_python",
-           "shared_client"]
+           "instruct_refusal", "shared_client"]
 RECENT = 64   # results an actor keeps (about 64 x 10 s of 24 kHz float32: 60 MB)
 NAMESPACE = "duplexsynth"   # where the named actors live: any job on the cluster finds them
 
@@ -60,6 +60,26 @@ def check_model_dir(path: str | Path) -> Path:
     if missing:
         raise ValueError(f"cosyvoice model folder {str(p)!r} lacks {', '.join(missing)}")
     return p
+
+
+INSTRUCT_TOKENIZER = "get_qwen_tokenizer"   # CosyVoice 2's text tokenizer: its specials hold <|endofprompt|>
+
+
+def instruct_refusal(path: str | Path) -> str | None:
+    """Why the model folder cannot speak in instruct mode, or None when it can.
+
+    CosyVoice 2's instruct mode (``frontend_instruct2``) puts the instruction before the text,
+    ended by ``<|endofprompt|>``: a special token of the Qwen tokenizer its yaml names. A folder
+    whose yaml builds another tokenizer (CosyVoice 1, a custom LM) would read that marker as text."""
+    yaml = Path(path) / "cosyvoice2.yaml"
+    try:
+        text = yaml.read_text(encoding="utf-8")
+    except OSError as err:
+        return f"{yaml} is not readable ({type(err).__name__})"
+    if INSTRUCT_TOKENIZER not in text or "Qwen2LM" not in text:
+        return (f"{yaml} builds no Qwen2LM with CosyVoice 2's {INSTRUCT_TOKENIZER} (whose <|endofprompt|> "
+                "ends an instruction), so this model has no instruct mode")
+    return None
 
 
 def default_python(root: Path | None = None) -> str | None:
@@ -91,7 +111,8 @@ class CosyVoiceRunner:
         self.llm.load_state_dict(torch.load(d / "llm.pt", map_location=self.model.device), strict=True)
         self.llm.to(self.model.device).eval()
         self.device = str(self.model.device)
-        self.instruct = "instruct" in d.name.lower() or (d / "instruct").exists()
+        self.model_dir = str(d)
+        self.instruct = instruct_refusal(d) is None
         self._recent: OrderedDict[str, dict[str, Any]] = OrderedDict()   # request key -> its result
 
     def _prompt_16k(self, wav: np.ndarray, rate: int) -> Any:
@@ -116,6 +137,8 @@ class CosyVoiceRunner:
         torch.manual_seed(seed)
         prompt = self._prompt_16k(req["prompt_wav"], int(req["prompt_rate"]))
         instruct = req.get("instruct")
+        if instruct and not self.instruct:
+            raise ValueError(f"cosyvoice: {instruct_refusal(self.model_dir)}")
         fe = self.frontend
         if instruct:
             inp = fe.frontend_instruct2(req["text"], instruct, prompt, self.sample_rate, "")  # it adds the end tag
@@ -189,8 +212,9 @@ class CosyVoiceClient:
         env: dict[str, Any] = {"env_vars": {"PYTHONPATH": root}}
         if python:
             env["py_executable"] = python
-        if num_gpus is None:
-            num_gpus = 1.0 if ray.cluster_resources().get("GPU", 0) >= 1 else 0.0
+        if num_gpus is None:   # a GPU each, or a share of one: 4 actors on 1 GPU decode 4 lines at once
+            gpus = ray.cluster_resources().get("GPU", 0)
+            num_gpus = min(1.0, gpus / max(1, actors)) if gpus >= 1 else 0.0
         opts: dict[str, Any] = dict(num_gpus=num_gpus, num_cpus=1, runtime_env=env, max_restarts=max_restarts,
                                     max_task_retries=max_restarts)
         cls = ray.remote(CosyVoiceRunner)

@@ -25,11 +25,13 @@ from generators.registry import (ScriptSources, check_sources, families_for, lan
                                  trajectory_weights)
 from generators.text_bank import split_sentences
 from generators.version import GENERATOR_VERSION
-from generators.voice_bank import COSYVOICE, engine_of
+from generators.voice_bank import COSYVOICE, engine_of, engines_used
 from jobs.cosyvoice_actor import TOKENIZER_FILE
 from jobs.twins import rows_with_twin
 from pipeline.io import Store
+from pipeline.compose import known_lines
 from pipeline.render import render_trajectory
+from pipeline.tts.batch import Prefetched, batch_engine, prefetch
 from schemas.arrow import failures_to_table, rows_to_table
 from schemas.protocol import NATIVE_TOKENS, RETOKENIZED
 from schemas.config import DEFAULT_SCENARIOS, ESPEAK_CAST, ConfigError, RunConfig, VoicesConfig
@@ -267,18 +269,21 @@ def check_video_source(cfg: RunConfig) -> None:
 
 
 def check_cosyvoice(cfg: RunConfig) -> None:
-    """Refuse, before anything is written, a CosyVoice model folder that lacks a file, a voice whose
-    prompt recording or transcript is missing, and a speed that needs a tokenizer none names."""
+    """Refuse, before anything is written, a CosyVoice model folder that lacks a file, an instruction
+    for a model without instruct mode, a voice whose prompt recording or transcript is missing, and
+    a speed that needs a tokenizer none names."""
     c = cfg.voices.cosyvoice
     if c is None:
         return
-    from jobs.cosyvoice_actor import check_model_dir
+    from jobs.cosyvoice_actor import check_model_dir, instruct_refusal
     from generators.voice_bank import voices_used
     from pipeline.tts.cosyvoice import PREFIX, load_prompt
     try:
         check_model_dir(c.model_dir)
     except ValueError as err:
         raise ConfigError(f"voices.cosyvoice.model_dir: {err}") from None
+    if c.instruct is not None and (why := instruct_refusal(c.model_dir)) is not None:
+        raise ConfigError(f"voices.cosyvoice.instruct: {why}")
     for v in voices_used(cfg.voices, cfg.language_weights()):
         if v.startswith(PREFIX):
             try:
@@ -306,6 +311,24 @@ def check_voices_installed(cfg: RunConfig) -> None:
     if missing:
         raise ConfigError(f"voices: {', '.join(missing)} (cast {cfg.voices.cast!r}) not installed here; "
                           f"scripts/setup.sh installs them, or set `voices: {{cast: {ESPEAK_CAST}}}` (espeak-ng only)")
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """A trajectory planned and waiting for its group's lines to be rendered."""
+
+    index: int
+    tid: str
+    seed: int
+    scenario: str
+    script: Script
+    source: dict[str, Any] | None
+
+
+def batch_size(cfg: RunConfig) -> int:
+    """Lines per call to a batching engine (CosyVoice's actors); 1: each line as composition asks."""
+    c = cfg.voices.cosyvoice
+    return c.batch_size if c is not None and COSYVOICE in engines_used(cfg.voices) else 1
 
 
 def assistant_text(row: TrajectoryRow) -> str:
@@ -368,6 +391,37 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
     planted = set((faults or {}).get("rows", ()))
     twins = 0   # twin rows (or failed twins) beyond the shard's planned trajectories
     writer = source_for(cfg, store.local, gates)   # an LLM's cache is under the root
+    batch = batch_size(cfg)
+
+    def failed(tid: str, seed: int, scenario: str, j: int, err: Exception) -> FailedRecord:
+        return FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
+                            error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc())
+
+    group: list[_Planned | FailedRecord] = []   # planned trajectories whose lines are gathered, in order
+    lines: list[tuple[str, Any]] = []
+
+    def render_group() -> None:
+        nonlocal twins
+        speaker = tts
+        if lines:   # the batching engine's lines of the whole group, in calls of `batch` (same bytes as alone)
+            speaker = Prefetched(tts, prefetch(tts, lines, cfg.sample_rate, batch), cfg.sample_rate)
+        for p in group:
+            if isinstance(p, FailedRecord):
+                failures.append(p)
+                continue
+            try:
+                row = render_trajectory(cfg=cfg, traj_id=p.tid, script=p.script, tts=speaker, tokenizer=tokenizer,
+                                        source=p.source)
+                made, twin_failure, attempted = rows_with_twin(cfg, row, p.script, speaker, tokenizer, p.source,
+                                                               plan.index, p.index)
+                rows.extend(made)
+                failures.extend([twin_failure] if twin_failure is not None else [])
+                twins += attempted
+            except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
+                failures.append(failed(p.tid, p.seed, p.scenario, p.index, err))
+        group.clear()
+        lines.clear()
+
     with _script_pool(writer, plan) as pool:
         written = _write_ahead(cfg, plan, writer, pool, planted)
         for j in range(plan.start, plan.stop):
@@ -382,14 +436,13 @@ def run_shard(cfg: RunConfig, plan: ShardPlan, out: str | Path | Store, tts: Any
                 # planning is a generator's; an LLM-written script was started on the pool, in order
                 script, source = written[j].result() if j in written else plan_sourced(cfg, scenario, seed, lang,
                                                                                          writer, j)
-                row = render_trajectory(cfg=cfg, traj_id=tid, script=script, tts=tts, tokenizer=tokenizer, source=source)
-                made, twin_failure, attempted = rows_with_twin(cfg, row, script, tts, tokenizer, source, plan.index, j)
-                rows.extend(made)
-                failures.extend([twin_failure] if twin_failure is not None else [])
-                twins += attempted
+                if batch > 1:
+                    lines.extend(ln for ln in known_lines(script) if batch_engine(tts, ln[1]) is not None)
+                group.append(_Planned(j, tid, seed, scenario, script, source))
             except Exception as err:  # noqa: BLE001 - every failure is recorded, never dropped
-                failures.append(FailedRecord(id=tid, seed=seed, scenario=scenario, shard=plan.index, index=j,
-                                             error=f"{type(err).__name__}: {err}", traceback=traceback.format_exc()))
+                group.append(failed(tid, seed, scenario, j, err))
+            if len(lines) >= batch or batch == 1 or j == plan.stop - 1:
+                render_group()
     paths = shard_paths(plan)
     store.remove(paths["summary"])   # the old sidecar must not vouch for files being rewritten
     failed_sha = None

@@ -239,6 +239,27 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
     return Timeline(spec, p.audio, events, words, stats, st.scene, st.speak)
 
 
+def known_lines(script: Script) -> list[tuple[str, VoiceSpec]]:
+    """The (text, voice) lines `compose` will speak whose text the script fixes, in script order:
+    user turns (split at their pause), assistant turns, cut-ins and overlays. A continuation's
+    text depends on where its turn was cut, so it is left out: composition speaks it when it gets
+    there. A batching engine renders these ahead, several trajectories in one call."""
+    lang = language(script.language)
+    user_voice = next((t.voice for t in script.turns if t.role == Role.USER), None)
+    out: list[tuple[str, VoiceSpec]] = []
+    for turn in script.turns:
+        if turn.role == Role.USER:
+            out += [(part, turn.voice) for part in _user_parts(lang, turn)]
+            continue
+        if turn.continuation is None:
+            out.append((turn.text, turn.voice))
+        if turn.interruption is not None and user_voice is not None:
+            out.append((turn.interruption.text, user_voice))
+        if lang.phrase_boundaries(turn.text):
+            out += [(ov.text, ov.voice) for ov in turn.overlays]
+    return out
+
+
 # ----------------------------------------------------------------------------- ordering
 
 def _relays_due_before_user(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> list[int]:

@@ -451,6 +451,7 @@ class TTSConfig(_Strict):
 # the espeak-ng formant voices (fast; what runs spoke with before the natural default, drawn as then).
 DEFAULT_CAST = "natural"
 ESPEAK_CAST = "espeak"
+COSYVOICE_BATCH_SIZE = 16   # CosyVoice lines per actor call (one round trip; spread over the actors)
 
 
 class CosyVoiceConfig(_Strict):
@@ -458,11 +459,18 @@ class CosyVoiceConfig(_Strict):
     join the voice bank as `cosyvoice:<speaker>` (zero-shot clones). `speed` 1.0 keeps the
     assistant's speech tokens native (the ones CosyVoice's LLM generated); another speed
     time-stretches the audio, so its tokens must be retokenized (`speech_tokenizer.onnx_path`).
-    `actors`: long-lived model processes (one model load each; one GPU each when Ray has GPUs)."""
+    `actors`: long-lived model processes (one model load each; on a machine with fewer GPUs than
+    actors they share them). `batch_size`: lines a shard task sends per actor call, gathered
+    across its trajectories before composition (each line keeps its own seed, so the bytes do
+    not depend on it: it is left out of the config hash, and out of the dump at its default).
+    `instruct`: CosyVoice 2's instruct mode ("speak cheerfully"), for model folders that have it
+    (checked before a run); None (left out of the dump) speaks zero-shot clones."""
 
     model_dir: Path
     speed: Num = Field(1.0, ge=0.5, le=2.0)
     actors: Int = Field(1, ge=1, le=64)
+    batch_size: Int = Field(COSYVOICE_BATCH_SIZE, ge=1, le=1024)
+    instruct: str | None = Field(None, min_length=1, max_length=500)
 
     @field_validator("model_dir")
     @classmethod
@@ -471,6 +479,40 @@ class CosyVoiceConfig(_Strict):
             raise ValueError(f"folder not found: {v} (a CosyVoice model folder is never downloaded)")
         if not (Path(v) / "prompts").is_dir():
             raise ValueError(f"{v} has no prompts/ folder (prompts/<speaker>.wav + .txt are its voices)")
+        return v
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if self.batch_size == COSYVOICE_BATCH_SIZE:
+            out.pop("batch_size", None)
+        if self.instruct is None:
+            out.pop("instruct", None)
+        return out
+
+
+ALIGNER_FILES = ("config.json", "vocab.json")   # a transformers CTC model folder's config and characters
+ALIGNER_WEIGHTS = ("model.safetensors", "pytorch_model.bin")
+
+
+class AlignerConfig(_Strict):
+    """A local CTC model folder (wav2vec2 / MMS through transformers; never downloaded) that force-aligns
+    CosyVoice lines for their word timings (recorded as the aligner's); engines that report their
+    own phoneme or word events keep them."""
+
+    kind: Literal["ctc"] = "ctc"
+    model_dir: Path
+
+    @field_validator("model_dir")
+    @classmethod
+    def _is_ctc_folder(cls, v: Path) -> Path:
+        if not Path(v).is_dir():
+            raise ValueError(f"folder not found: {v} (an aligner model folder is never downloaded)")
+        missing = [f for f in ALIGNER_FILES if not (Path(v) / f).is_file()]
+        if not any((Path(v) / f).is_file() for f in ALIGNER_WEIGHTS):
+            missing.append(" or ".join(ALIGNER_WEIGHTS))
+        if missing:
+            raise ValueError(f"{v} lacks {', '.join(missing)} (a transformers Wav2Vec2ForCTC folder)")
         return v
 
 
@@ -486,7 +528,8 @@ class VoicesConfig(_Strict):
     is named keeps the cast's people. `piper_dirs`: folders of Piper voices (`<name>.onnx` +
     `<name>.onnx.json`), which join the bank as `piper:<name>` (`#<speaker>` for multi-speaker models).
     `cosyvoice`: a local CosyVoice 2 model folder whose prompts join the bank as `cosyvoice:<speaker>`.
-    A default `cast` and an unset `cosyvoice` are left out of the dump, so configs hash as before them.
+    `aligner`: a CTC model folder timing CosyVoice's words. A default `cast` and an unset
+    `cosyvoice` or `aligner` are left out of the dump, so configs hash as before them.
     """
 
     cast: str = Field(DEFAULT_CAST, min_length=1)
@@ -494,6 +537,7 @@ class VoicesConfig(_Strict):
     people: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] | None = None
     piper_dirs: list[Path] = Field(default_factory=list)
     cosyvoice: CosyVoiceConfig | None = None
+    aligner: AlignerConfig | None = None
 
     @field_validator("people")
     @classmethod
@@ -517,7 +561,16 @@ class VoicesConfig(_Strict):
             out.pop("cast", None)
         if self.cosyvoice is None:
             out.pop("cosyvoice", None)
+        if self.aligner is None:
+            out.pop("aligner", None)
         return out
+
+    @model_validator(mode="after")
+    def _aligner_needs_cosyvoice(self) -> "VoicesConfig":
+        if self.aligner is not None and self.cosyvoice is None:
+            raise ValueError("aligner times CosyVoice voices only (the other engines time words from their "
+                             "own events): set voices.cosyvoice too, or drop voices.aligner")
+        return self
 
 
 class VisionConfig(_Strict):
@@ -904,6 +957,7 @@ class RunConfig(_Strict):
         import json
 
         data = self.model_dump(mode="json")
+        (data["voices"].get("cosyvoice") or {}).pop("batch_size", None)   # lines per actor call: same bytes
         for src in [data.get("script_source") or {}, *(data.get("script_sources") or [])]:
             for f in UNHASHED_SOURCE_FIELDS:
                 src.pop(f, None)

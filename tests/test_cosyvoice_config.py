@@ -57,11 +57,72 @@ def test_bad_cosyvoice_config_is_one_line_exit_2(tmp_path, capsys, case, want):
 
 
 def test_default_dump_leaves_cosyvoice_out(tmp_path):
-    assert "cosyvoice" not in RunConfig().model_dump(mode="json")["voices"]
+    assert not {"cosyvoice", "aligner"} & set(RunConfig().model_dump(mode="json")["voices"])
     d = _model(tmp_path)
     cfg = RunConfig.model_validate({"voices": {"cosyvoice": {"model_dir": str(d)}}})
     assert cfg.model_dump(mode="json")["voices"]["cosyvoice"] == {"model_dir": str(d), "speed": 1.0, "actors": 1}
     assert cfg.config_hash() != RunConfig().config_hash()
+    # lines per actor call change no byte: dumped when set, never hashed; an instruction is both
+    batched = RunConfig.model_validate({"voices": {"cosyvoice": {"model_dir": str(d), "batch_size": 3}}})
+    assert batched.model_dump(mode="json")["voices"]["cosyvoice"]["batch_size"] == 3
+    assert batched.config_hash() == cfg.config_hash()
+    instructed = RunConfig.model_validate({"voices": {"cosyvoice": {"model_dir": str(d), "instruct": "softly"}}})
+    assert instructed.config_hash() != cfg.config_hash()
+
+
+def _qwen_yaml(d: Path) -> None:
+    """A cosyvoice2.yaml naming CosyVoice 2's LM and Qwen tokenizer, as a released folder's does."""
+    (d / "cosyvoice2.yaml").write_text("llm: !new:cosyvoice.llm.llm.Qwen2LM\n"
+                                       "get_tokenizer: !name:cosyvoice.tokenizer.tokenizer.get_qwen_tokenizer\n",
+                                       encoding="utf-8")
+
+
+@pytest.mark.parametrize("case, want", [
+    ("instruct_without_instruct_mode", "voices.cosyvoice.instruct: "),
+    ("aligner_folder_missing", "voices.aligner.model_dir: folder not found"),
+    ("aligner_not_a_ctc_folder", "lacks config.json, vocab.json"),
+    ("aligner_without_cosyvoice", "voices: aligner times CosyVoice voices only"),
+])
+def test_bad_instruct_or_aligner_is_one_line_exit_2(tmp_path, capsys, case, want):
+    d = _model(tmp_path)
+    voices: dict = {"cast": "espeak", "assistant": "cosyvoice:alice", "cosyvoice": {"model_dir": str(d)}}
+    if case == "instruct_without_instruct_mode":   # an empty yaml: no Qwen2LM, no <|endofprompt|> tokenizer
+        voices["cosyvoice"]["instruct"] = "speak softly."
+    else:
+        (tmp_path / "ctc").mkdir()
+        voices["aligner"] = {"kind": "ctc", "model_dir": str(tmp_path / ("nope" if "missing" in case else "ctc"))}
+    if case == "aligner_without_cosyvoice":   # a well-formed CTC folder, with nothing to align
+        for f in ("config.json", "vocab.json", "model.safetensors"):
+            (tmp_path / "ctc" / f).touch()
+        voices = {"cast": "espeak", "aligner": voices["aligner"]}
+    rc, err = _generate(tmp_path, voices, capsys)
+    assert rc == 2 and len(err.splitlines()) == 1 and want in err, err
+    if case == "instruct_without_instruct_mode":
+        assert "has no instruct mode" in err
+
+
+def test_instruct_and_batch_size_reach_the_backend(tmp_path):
+    """A CosyVoice 2 folder has instruct mode; the instruction joins every request (and its seed)."""
+    from jobs.cosyvoice_actor import instruct_refusal
+    from jobs.shards import batch_size
+    from pipeline.tts import tts_for_voices
+
+    d = _model(tmp_path)
+    assert instruct_refusal(d) is not None
+    _qwen_yaml(d)
+    assert instruct_refusal(d) is None
+    cfg = RunConfig.model_validate({"voices": {"cast": "espeak", "assistant": "cosyvoice:alice", "cosyvoice": {
+        "model_dir": str(d), "instruct": "speak softly.", "batch_size": 5}}})
+    router = tts_for_voices(cfg.voices, lambda model_dir: None)
+    cosy = router.engines["cosyvoice"]
+    req = cosy.request("hi there.", VoiceSpec(name="cosyvoice:alice"))
+    assert req["instruct"] == "speak softly." and cosy.identity()["instruct"] == "speak softly."
+    plain = tts_for_voices(RunConfig.model_validate({"voices": {"cast": "espeak", "assistant": "cosyvoice:alice",
+                                                               "cosyvoice": {"model_dir": str(d)}}}).voices,
+                           lambda model_dir: None).engines["cosyvoice"]
+    assert "instruct" not in plain.request("hi there.", VoiceSpec(name="cosyvoice:alice"))
+    assert plain.request("hi there.", VoiceSpec(name="cosyvoice:alice"))["seed"] != req["seed"]
+    assert batch_size(cfg) == 5 and batch_size(RunConfig()) == 1
 
 
 def _track(offset: int, voice: str, text: str, ops: tuple = ()) -> Track:

@@ -78,3 +78,41 @@ def test_aligner_times_backend_words(tiny_ctc, tmp_path):
     # every word after the first starts at its first letter's aligned sample
     assert [round(w.start_s * 16000) for w in syn.words[1:]] == [by_off[o] for o in word_starts[1:]]
     assert backend.identity()["word_timing"] == f"aligner (CTC, {tiny_ctc.model_dir.name})"
+
+
+def test_aligner_chosen_from_run_config(tiny_ctc, tmp_path):
+    """`voices.aligner: {kind: ctc, model_dir}` times the CosyVoice voices' words with that model; the
+    identity records the aligner and its folder, and the backend rebuilt from it (validate) times alike."""
+    import soundfile as sf
+
+    from jobs.cosyvoice_actor import REQUIRED_FILES
+    from pipeline.tts import tts_for_voices, tts_from_identity
+    from schemas.config import RunConfig
+
+    d = tmp_path / "CosyVoice2-x"
+    (d / "prompts").mkdir(parents=True)
+    for f in REQUIRED_FILES:
+        (d / f).touch()
+    sf.write(d / "prompts" / "alice.wav", np.full(1600, 0.1, np.float32), 16000)
+    (d / "prompts" / "alice.txt").write_text("hello.", encoding="utf-8")
+    audio = (0.2 * np.random.default_rng(1).standard_normal(24000 * 2)).astype(np.float32)
+
+    def client(reqs):
+        return [{"audio": audio, "sample_rate": 24000, "speech_tokens": np.zeros(50, np.int32), "speed": 1.0}
+                for _ in reqs]
+
+    voices = RunConfig.model_validate({"voices": {"cast": "espeak", "assistant": "cosyvoice:alice",
+                                                  "cosyvoice": {"model_dir": str(d)},
+                                                  "aligner": {"kind": "ctc", "model_dir": str(tiny_ctc.model_dir)}}}).voices
+    tts = tts_for_voices(voices, lambda model_dir: client)
+    text, voice = "set a timer for ten minutes.", VoiceSpec(name="cosyvoice:alice")
+    syn = tts.synthesize(text, voice, 16000)
+    want = CosyVoiceBackend(client, d, aligner=tiny_ctc).synthesize(text, voice, 16000)
+    estimate = CosyVoiceBackend(client, d).synthesize(text, voice, 16000)
+    assert syn.words == want.words != estimate.words
+    ident = tts.identity()["engines"]["cosyvoice"]
+    assert ident["word_timing"] == f"aligner (CTC, {tiny_ctc.model_dir.name})"
+    assert ident["aligner_dir"] == str(tiny_ctc.model_dir)
+    rebuilt = tts_from_identity(tts.identity(), lambda model_dir: client)
+    assert rebuilt.synthesize(text, voice, 16000).words == syn.words
+    assert "aligner_dir" not in CosyVoiceBackend(client, d).identity()   # rows without an aligner: meta as before

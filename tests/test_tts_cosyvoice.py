@@ -213,6 +213,58 @@ def test_generate_with_a_cosyvoice_assistant_has_native_tokens_and_validates(cli
             assert best >= len(native) - 2, (best, len(native))   # all but the trimmed edges, in order
 
 
+class _Counting:
+    """The client, counting the lines of each actor call a shard makes."""
+
+    def __init__(self, client) -> None:
+        self.client, self.calls = client, []
+
+    def __call__(self, requests, cache=True):
+        self.calls.append(len(requests))
+        return self.client(requests, cache)
+
+
+def test_a_shard_batches_its_trajectories_lines_and_the_rows_are_the_same_bytes(client, bank, tmp_path):
+    """`voices.cosyvoice.batch_size: 8`: a shard of 3 trajectories renders its CosyVoice lines ahead in
+    calls of up to 8 lines, so it makes fewer actor calls than it speaks lines, and writes the same
+    Parquet bytes as `batch_size: 1` (each line asked alone, as composition reaches it). They are the
+    end-to-end test's two trajectories, so the actor answers their lines from its memory of that run
+    (same request, same seed: the bytes a fresh decode gives, as test_seeded_determinism_and_batching
+    checks with the cache off); run alone, this test decodes them."""
+    from jobs.shards import run_shard, shard_plan
+    from pipeline.tts import tts_for_voices
+    from schemas.config import parse_config
+
+    model = Path(client.model_dir)
+    shutil.copytree(bank / "prompts", model / "prompts", dirs_exist_ok=True)
+    summaries, calls = {}, {}
+    for batch in (8, 1):
+        cfg = parse_config({"voices": {"cast": "espeak", "assistant": "cosyvoice:alice",
+                                       "cosyvoice": {"model_dir": str(model), "batch_size": batch}},
+                            "scenarios": {"turn_taking": 1.0}})
+        counting = _Counting(client)
+        tts = tts_for_voices(cfg.voices, lambda d: counting)
+        summaries[batch] = run_shard(cfg, shard_plan(0, 2, 2), tmp_path / f"b{batch}", tts=tts)
+        calls[batch] = counting.calls
+    assert (summaries[8].rows, summaries[8].failed) == (2, 0), summaries[8].failures
+    assert summaries[8].sha256 == summaries[1].sha256
+    assert set(calls[1]) == {1} and len(calls[1]) >= 3   # unbatched: one actor call per line
+    assert len(calls[8]) < sum(calls[8]) and max(calls[8]) <= 8 and len(calls[8]) < len(calls[1]), calls
+
+
+def test_instruct_mode_speaks_through_the_actor(client, bank):
+    """The tiny CosyVoice 2 folder has instruct mode: an instructed line runs the real
+    frontend_instruct2 path, with native tokens at 25/s, and is seeded apart from the plain line."""
+    from jobs.cosyvoice_actor import instruct_refusal
+
+    assert instruct_refusal(client.model_dir) is None and client.info()[0]["instruct"] is True
+    plain, told = CosyVoiceBackend(client, bank), CosyVoiceBackend(client, bank, instruct="speak slowly.")
+    r_plain, r_told = _req(plain, "see you soon."), _req(told, "see you soon.")
+    assert r_told["instruct"] == "speak slowly." and r_told["seed"] != r_plain["seed"]
+    [res] = client([r_told])
+    assert len(res["speech_tokens"]) > 0 and len(res["audio"]) == SAMPLES_PER_TOKEN * len(res["speech_tokens"])
+
+
 @pytest.mark.skipif(not os.environ.get("DUPLEXSYNTH_COSYVOICE_DIR"),
                     reason="set DUPLEXSYNTH_COSYVOICE_DIR to a CosyVoice2-0.5B folder for the real-weights test")
 def test_real_weights(bank):

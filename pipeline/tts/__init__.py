@@ -19,7 +19,7 @@ from schemas.config import VoicesConfig
 from schemas.script import VoiceSpec
 
 from .base import CachedTTS, Synthesis, TTSBackend, WordTiming
-from .cosyvoice import CosyVoiceBackend
+from .cosyvoice import ALIGNER_DIR, CosyVoiceBackend
 from .espeak import DEFAULT_VOICES, EspeakBackend, list_voices
 
 
@@ -76,9 +76,13 @@ def tts_for_voices(cfg: VoicesConfig, cosyvoice_client: CosyVoiceClients | None 
 
         engines[RHVOICE] = RHVoiceBackend()
     if COSYVOICE in used and cfg.cosyvoice is not None:
+        from .aligner import CtcAligner
+
         d = str(cfg.cosyvoice.model_dir)
+        aligner = CtcAligner(cfg.aligner.model_dir) if cfg.aligner is not None else None
         engines[COSYVOICE] = CosyVoiceBackend((cosyvoice_client or _no_cosyvoice_client)(d), d, language=None,
-                                              speed=cfg.cosyvoice.speed, model=Path(d).name, model_dir=d)
+                                              speed=cfg.cosyvoice.speed, instruct=cfg.cosyvoice.instruct,
+                                              model=Path(d).name, model_dir=d, aligner=aligner)
     return VoiceRouter(engines)
 
 
@@ -108,8 +112,11 @@ def tts_from_identity(identity: dict[str, Any] | None,
     if identity.get("backend") == CosyVoiceBackend.name:
         if cosyvoice_client is None or not identity.get("model_dir"):
             return None
+        from .aligner import CtcAligner
+
         keys = ("language", "speed", "instruct", "model", "model_dir")
-        return CosyVoiceBackend(cosyvoice_client(identity["model_dir"]), identity["voice_bank"],
+        aligner = CtcAligner(identity[ALIGNER_DIR]) if identity.get(ALIGNER_DIR) else None
+        return CosyVoiceBackend(cosyvoice_client(identity["model_dir"]), identity["voice_bank"], aligner=aligner,
                                 **{k: identity[k] for k in keys if k in identity})
     if identity.get("backend") == VoiceRouter.name:
         engines = {k: tts_from_identity(v, cosyvoice_client) for k, v in (identity.get("engines") or {}).items()}

@@ -36,9 +36,10 @@ from schemas.script import VoiceSpec
 from .base import SILENCE_DBFS, Synthesis, content_seed, dist_version, level_and_trim
 from .spoken import spoken_form, word_timings
 
-__all__ = ["NATIVE_RATE", "PREFIX", "TOKENS_PER_S", "CosyVoiceBackend", "VoicePrompt", "load_prompt"]
+__all__ = ["ALIGNER_DIR", "NATIVE_RATE", "PREFIX", "TOKENS_PER_S", "CosyVoiceBackend", "VoicePrompt", "load_prompt"]
 
 PREFIX = "cosyvoice:"
+ALIGNER_DIR = "aligner_dir"   # identity key: the CTC folder that timed the words (only when one did)
 NATIVE_RATE = 24000
 TOKENS_PER_S = 25  # S3 tokens per second of speech at speed 1.0
 
@@ -159,4 +160,5 @@ class CosyVoiceBackend:
                 "resampler": f"soxr {dist_version('soxr')} HQ", "text": "spoken form",
                 "word_timing": self.aligner.identity() if self.aligner is not None
                 else "estimate (spoken characters over the loud span)",
-                "speech_tokens": NATIVE_TOKENS if self.speed == 1.0 else RETOKENIZED}
+                "speech_tokens": NATIVE_TOKENS if self.speed == 1.0 else RETOKENIZED,
+                **({ALIGNER_DIR: str(self.aligner.model_dir)} if self.aligner is not None else {})}
