@@ -279,6 +279,13 @@ def test_real_weights(bank):
         assert len(res["audio"]) == SAMPLES_PER_TOKEN * len(res["speech_tokens"])
         assert 1.5 < len(res["audio"]) / NATIVE_RATE < 10.0
         assert 0.01 < float(np.sqrt(np.mean(res["audio"] ** 2))) < 0.5
+        # a run's batches must not change a line's bytes on this device either (each line keeps its seed)
+        reqs = [_req(backend, t, speaker) for t in ("Sure, I can do that.", "Set a timer for ten minutes.")]
+        batch = client(reqs, cache=False)
+        for r, got in zip(reqs, batch):
+            [alone] = client([r], cache=False)
+            assert got["audio"].tobytes() == alone["audio"].tobytes()
+            assert np.array_equal(got["speech_tokens"], alone["speech_tokens"])
     finally:
         ray.shutdown()
 
