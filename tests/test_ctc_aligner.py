@@ -3,14 +3,13 @@ CTC model (built here with its character tokenizer) timing CosyVoice-backend wor
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 from pipeline.tts.aligner import CtcAligner, ctc_forced_path
 from pipeline.tts.cosyvoice import CosyVoiceBackend
 from schemas.script import VoiceSpec
+from tests.ctc_fixtures import build_tiny_ctc
 
 
 def test_forced_path_follows_the_peaks():
@@ -27,27 +26,7 @@ def test_forced_path_follows_the_peaks():
 
 @pytest.fixture(scope="module")
 def tiny_ctc(tmp_path_factory):
-    import torch
-    from transformers import (
-        Wav2Vec2Config,
-        Wav2Vec2CTCTokenizer,
-        Wav2Vec2FeatureExtractor,
-        Wav2Vec2ForCTC,
-        Wav2Vec2Processor,
-    )
-
-    d = tmp_path_factory.mktemp("ctc")
-    chars = ["<pad>", "<unk>", "|", "'"] + [chr(c) for c in range(ord("a"), ord("z") + 1)]
-    (d / "vocab.json").write_text(json.dumps({ch: i for i, ch in enumerate(chars)}), encoding="utf-8")
-    tok = Wav2Vec2CTCTokenizer(str(d / "vocab.json"), pad_token="<pad>", unk_token="<unk>", word_delimiter_token="|")
-    fe = Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0, do_normalize=True)
-    Wav2Vec2Processor(feature_extractor=fe, tokenizer=tok).save_pretrained(str(d))
-    torch.manual_seed(0)
-    cfg = Wav2Vec2Config(vocab_size=len(chars), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=64, conv_dim=(16,) * 7, num_conv_pos_embeddings=16,
-                         num_conv_pos_embedding_groups=2, pad_token_id=0)
-    Wav2Vec2ForCTC(cfg).save_pretrained(str(d))
-    return CtcAligner(d)
+    return CtcAligner(build_tiny_ctc(tmp_path_factory.mktemp("ctc")))
 
 
 def test_aligner_times_backend_words(tiny_ctc, tmp_path):

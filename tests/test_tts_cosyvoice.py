@@ -180,12 +180,18 @@ def test_generate_with_a_cosyvoice_assistant_has_native_tokens_and_validates(cli
     """A run config naming the model folder: the assistant speaks cosyvoice:alice, its rows carry the
     tokens the actor generated for each of its lines where the line sounds, the manifest and the
     rows say native, and `validate` (re-rendering through the same shared actor) passes. No speech
-    tokenizer is configured: the model folder's own fills the channel where CosyVoice is silent."""
+    tokenizer is configured: the model folder's own fills the channel where CosyVoice is silent.
+    `voices.aligner` names a (tiny random) CTC folder: the workers time CosyVoice's words with it,
+    meta.tts says so, and validate rebuilds it from there."""
+    from tests.ctc_fixtures import build_tiny_ctc
+
     model = Path(client.model_dir)
     shutil.copytree(bank / "prompts", model / "prompts", dirs_exist_ok=True)
+    ctc = build_tiny_ctc(tmp_path / "ctc")
     cfg = tmp_path / "cosy.yaml"
     cfg.write_text(json.dumps({"voices": {"cast": "espeak", "assistant": "cosyvoice:alice",
-                                          "cosyvoice": {"model_dir": str(model)}}}), encoding="utf-8")
+                                          "cosyvoice": {"model_dir": str(model)},
+                                          "aligner": {"kind": "ctc", "model_dir": str(ctc)}}}), encoding="utf-8")
     out = tmp_path / "d"
     assert main(["generate", "--config", str(cfg), "--num", "2", "--shard-size", "2", "--scenario", "turn_taking",
                  "--out", str(out), "--no-progress"]) == 0
@@ -199,6 +205,8 @@ def test_generate_with_a_cosyvoice_assistant_has_native_tokens_and_validates(cli
     for row in rows:
         meta = json.loads(row["meta"])
         assert meta[SPEECH_TOKEN_SOURCE_KEY] == {"cosyvoice:alice": NATIVE_TOKENS}
+        timing = meta["tts"]["engines"]["cosyvoice"]
+        assert (timing["word_timing"], timing["aligner_dir"]) == ("aligner (CTC, ctc)", str(ctc))
         per_unit = round(TOKENS_PER_S * row["unit_s"])
         channel = _channel_tokens(row, per_unit)
         tracks = [t for t in meta[META_KEY]["tracks"] if t["stem"] == Stem.ASSISTANT]
