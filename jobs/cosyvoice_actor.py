@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["REQUIRED_FILES", "TOKENIZER_FILE", "CosyVoiceClient", "CosyVoiceRunner", "actor_name", "check_model_dir", "default_python",
-           "instruct_refusal", "shared_client"]
+           "gpu_share", "instruct_refusal", "shared_client"]
 RECENT = 64   # results an actor keeps (about 64 x 10 s of 24 kHz float32: 60 MB)
 NAMESPACE = "duplexsynth"   # where the named actors live: any job on the cluster finds them
 
@@ -80,6 +80,13 @@ def instruct_refusal(path: str | Path) -> str | None:
         return (f"{yaml} builds no Qwen2LM with CosyVoice 2's {INSTRUCT_TOKENIZER} (whose <|endofprompt|> "
                 "ends an instruction), so this model has no instruct mode")
     return None
+
+
+def gpu_share(gpus: int, actors: int) -> float:
+    """The GPU each actor asks Ray for: a whole one while there are enough, else an equal share that
+    fits on one GPU (Ray never splits a fraction across two): 4 actors on 1 GPU get 1/4 each and
+    decode 4 lines of a batch at once; 3 on 2 GPUs get 1/2, not 2/3 (which would leave one pending)."""
+    return 1.0 / -(-max(1, actors) // gpus) if gpus >= 1 else 0.0
 
 
 def default_python(root: Path | None = None) -> str | None:
@@ -212,9 +219,8 @@ class CosyVoiceClient:
         env: dict[str, Any] = {"env_vars": {"PYTHONPATH": root}}
         if python:
             env["py_executable"] = python
-        if num_gpus is None:   # a GPU each, or a share of one: 4 actors on 1 GPU decode 4 lines at once
-            gpus = ray.cluster_resources().get("GPU", 0)
-            num_gpus = min(1.0, gpus / max(1, actors)) if gpus >= 1 else 0.0
+        if num_gpus is None:
+            num_gpus = gpu_share(int(ray.cluster_resources().get("GPU", 0)), actors)
         opts: dict[str, Any] = dict(num_gpus=num_gpus, num_cpus=1, runtime_env=env, max_restarts=max_restarts,
                                     max_task_retries=max_restarts)
         cls = ray.remote(CosyVoiceRunner)

@@ -150,3 +150,13 @@ def test_native_tokens_land_where_the_line_sounds():
     cut = [_track(2 * sr, "cosyvoice:alice", "a", (Cut(at=sr // 2, fade=160),))]
     out, _ = overlay_native(base, cut, speak, sr)
     assert list(out[50:63]) == list(native[2:15]) and not out[63:].any()   # none whose middle is past 2.5 s
+
+
+def test_actors_share_the_gpus_in_shares_that_fit_one_gpu():
+    from jobs.cosyvoice_actor import gpu_share
+
+    assert [gpu_share(0, 2), gpu_share(1, 1), gpu_share(1, 4), gpu_share(2, 3), gpu_share(8, 3)] == [0.0, 1.0, 0.25, 0.5, 1.0]
+    for gpus in (1, 2, 3):   # the actors always fit: whole shares per GPU, enough GPUs for them all
+        for actors in range(1, 10):
+            share = gpu_share(gpus, actors)
+            assert gpus * int(round(1 / share)) >= actors and share <= 1.0
