@@ -12,7 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schemas.errors import UsageError
-from schemas.protocol import LOSS_CLASSES
+from schemas.protocol import LOSS_CLASSES, SPEECH_CODEBOOK
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 
@@ -47,13 +47,20 @@ class AudioConfig(Component):
 
 
 class VisionConfig(Component):
-    tokens_per_frame: int = Field(64, ge=1)  # patch grid pooled to sqrt(n) x sqrt(n)
+    tokens_per_frame: int = Field(64, ge=1)  # mlp: patch grid pooled to sqrt(n) x sqrt(n); resampler: n queries
+    # mlp: pool the patch grid, then Linear -> GELU -> Linear. resampler: MiniCPM-o 4.5's perceiver
+    # resampler (model/resampler.py), tokens_per_frame learned queries cross-attending to every patch,
+    # so 4.5's `resampler.*` weights load into `vision_proj` (model/minicpmo_weights.py).
+    projector: Literal["mlp", "resampler"] = "mlp"
+    resampler_heads: int | None = Field(None, ge=1)   # None: LLM width // 128, as 4.5 (at least 1)
 
     @model_validator(mode="after")
     def _square(self) -> "VisionConfig":
         r = round(self.tokens_per_frame ** 0.5)
-        if r * r != self.tokens_per_frame:
+        if self.projector == "mlp" and r * r != self.tokens_per_frame:
             raise ValueError("tokens_per_frame must be a perfect square (the patch grid is pooled to r x r)")
+        if self.projector == "mlp" and self.resampler_heads is not None:
+            raise ValueError("resampler_heads is for projector: resampler")
         return self
 
 
@@ -105,11 +112,26 @@ class SpeechDecoderConfig(_Strict):
     max_cond_tokens: int = Field(64, ge=1)              # a unit's condition is cut to its last N tokens
     max_speech_tokens: int = Field(50, ge=1)            # speech tokens per unit it can predict
     normalize_projected_hidden: bool = True             # L2-normalise the projected LLM states (as MiniCPM-o)
+    # venus: our own small pre-norm transformer with learned positions. minicpmtts: MiniCPM-o 4.5's
+    # TTS (MiniCPMTTS: a Llama backbone, emb_text/projector_semantic/emb_code/head_code), so 4.5's
+    # `tts.*` weights load into it by name (model/minicpmo_weights.py). The fields below are for it.
+    backbone: Literal["venus", "minicpmtts"] = "venus"
+    num_kv_heads: int | None = Field(None, ge=1)        # None: num_heads
+    num_text_tokens: int | None = Field(None, ge=1)     # emb_text rows (LLM ids); None: the LLM vocabulary
+    num_audio_tokens: int = Field(SPEECH_CODEBOOK + 1, ge=SPEECH_CODEBOOK)   # the codebook and 4.5's stop code
+    # emb_text rows that close the condition and open the codes; set them to the checkpoint's
+    # tts_config values (the loader checks); defaults are MiniCPMTTSConfig's.
+    text_eos_token_id: int = Field(21133, ge=0)
+    audio_bos_token_id: int = Field(21132, ge=0)
 
     @model_validator(mode="after")
     def _heads(self) -> SpeechDecoderConfig:
         if self.hidden_size % self.num_heads:
             raise ValueError("hidden_size must be a multiple of num_heads")
+        if self.num_kv_heads is not None and self.num_heads % self.num_kv_heads:
+            raise ValueError("num_heads must be a multiple of num_kv_heads")
+        if self.backbone == "venus" and (self.num_kv_heads is not None or self.num_text_tokens is not None):
+            raise ValueError("num_kv_heads and num_text_tokens are for backbone: minicpmtts")
         return self
 
 

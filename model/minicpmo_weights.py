@@ -1,9 +1,10 @@
 """Initialise a DuplexModel from a local MiniCPM-o 4.5 checkpoint folder (`model.init_from`).
 
 Why: 4.5 already speaks our token layout (the export reuses its ids), so its LLM, Whisper encoder and
-audio projector are the natural starting point; its vision tower too for Omni. Its TTS decoder and
-vision resampler have no counterpart in DuplexModel yet, so they are returned aside, prefix
-stripped, for the speech decoder (and any resampler) to load later.
+audio projector are the natural starting point; its vision tower, resampler and TTS too. The
+resampler loads when `model.vision.projector: resampler` builds 4.5's (model/resampler.py), the TTS
+when the venus recipe's `speech_decoder.backbone: minicpmtts` builds 4.5's (model/speech_decoder.py);
+otherwise they are returned aside, prefix stripped.
 
 Key names follow MiniCPM-o 4.5's own model code: repo OpenBMB/MiniCPM-o-Demo, commit
 28b60cfb2a4d7156d045121e9ca2d31cd33f5d5d, files MiniCPMO45/modeling_minicpmo.py (class MiniCPMO:
@@ -29,9 +30,19 @@ What maps and what does not (shapes checked per tensor):
   position ids that equal ours for a full square image), its last layer dropped when
   `drop_vision_last_layer`; so `model.vision.config` needs image_size 980 and the checkpoint's layer
   count (26 of so400m's 27), else the shape / missing-key check names the first mismatch.
-- Vision: 4.5 feeds SigLIP through a 64-query perceiver resampler; our recipe pools the patch grid
-  and applies an MLP (`vision_proj`), so `vision_proj` keeps its init and `resampler.*` is returned
-  aside. Our SigLIP's pooling head (`vision.head.*`, unused by DuplexModel) has no 4.5 counterpart.
+  A smaller tower (`image_size` 448, 4.5's own frame size, 32 x 32 patches) takes the rows 4.5's
+  NaViT embedding reads for such a frame: row (bh * 70 + bw), bh/bw the bucket of the patch's
+  fractional coordinate among 70 (`navit_rows`), so its positions equal 4.5's on the same frame.
+- Resampler: `resampler.` -> `vision_proj.` with `vision.projector: resampler` (same names: query,
+  kv_proj, attn.in_proj_*/out_proj, ln_q/ln_kv/ln_post, proj). With the default mlp projector our
+  recipe pools the grid instead, so `vision_proj` keeps its init and `resampler.*` is set aside.
+  Our SigLIP's pooling head (`vision.head.*`, unused by DuplexModel) has no 4.5 counterpart.
+- TTS: `tts.` -> `speech_decoder.` with `speech_decoder.backbone: minicpmtts` (same names: emb_text,
+  projector_semantic.linear1/2, model.layers.*, model.norm, emb_code.0,
+  head_code.0.parametrizations.weight.original0/1). Not read, by design (`UNUSED`):
+  tts.model.embed_tokens (4.5 feeds its backbone inputs_embeds) and tts.projector_spk (its duplex
+  path conditions on zero speaker rows). config.json's tts_config is checked for what shapes do not
+  show (`TTS_CHECKS`). With the venus backbone, `speech_decoder.*` keeps its own init or path.
 - Components our model does not build (vision for an audio-only config) are skipped, not errors.
 """
 from __future__ import annotations
@@ -56,10 +67,27 @@ NAME_MAP: tuple[tuple[str, str], ...] = (
     ("audio_projection_layer.linear2.", "audio_proj.fc2."),
     ("vpm.", "vision."),
 )
-# 4.5 prefixes kept aside (no DuplexModel module yet): prefix -> name in LoadReport.aside.
-ASIDE: tuple[tuple[str, str], ...] = (("tts.", "tts"), ("resampler.", "resampler"))
+# 4.5 prefix -> our prefix, mapped only when our model builds 4.5's module (its marker key exists);
+# otherwise the 4.5 tensors are set aside under the name (LoadReport.aside) and ours keep their init.
+PORTED: tuple[tuple[str, str, str, str], ...] = (
+    ("resampler.", "vision_proj.", "vision_proj.query", "resampler"),          # vision.projector: resampler
+    ("tts.", "speech_decoder.", "speech_decoder.head_code.0.parametrizations.weight.original0", "tts"),
+)
+# 4.5 keys that nothing reads in 4.5's duplex path: not read when their module is ported.
+UNUSED: tuple[str, ...] = ("tts.model.embed_tokens.", "tts.projector_spk.")
 # Our prefixes 4.5 has no weights for: they keep their init.
-OURS_ONLY: tuple[str, ...] = ("vision_proj.", "vision.head.")
+OURS_ONLY: tuple[str, ...] = ("vision.head.",)
+# 4.5's SigLIP position table, which a smaller square tower takes by NaViT bucketing.
+POS_TABLE = ("vpm.embeddings.position_embedding.weight", "vision.embeddings.position_embedding.weight")
+# tts_config fields (with MiniCPMTTSConfig's defaults) that change what the TTS weights mean
+# -> the value our decoder assumes, or the SpeechDecoderConfig field it must equal.
+TTS_CHECKS: tuple[tuple[str, object, object], ...] = (
+    ("backbone_model", "llama", "llama"), ("projector_type", "mlp", "mlp"), ("num_vq", 1, 1),
+    ("condition_type", "llm_hidden", "hidden_text_merge"),
+    ("normalize_projected_hidden", False, "normalize_projected_hidden"),
+    ("text_eos_token_id", 21133, "text_eos_token_id"), ("audio_bos_token_id", 21132, "audio_bos_token_id"),
+    ("num_attention_heads", 12, "num_heads"),
+)
 # Our keys whose first rows come from 4.5 (vocabulary rows; ours may have more).
 ROW_PREFIX: frozenset[str] = frozenset({"llm.model.embed_tokens.weight", "llm.lm_head.weight"})
 # An our-side module the model may not build: its 4.5 counterpart is then skipped.
@@ -72,28 +100,52 @@ class CheckpointError(UsageError, ValueError):
 
 @dataclass
 class LoadReport:
-    """What a load did: keys copied, keys copied by leading rows, 4.5 keys skipped, tensors aside."""
+    """What a load did: keys copied, keys copied by leading rows (or position rows), 4.5 keys skipped
+    (no such module here) or not read by design (`unused`), ours kept at init, tensors aside."""
 
     loaded: list[str] = field(default_factory=list)
     row_copied: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     kept_init: list[str] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)
     aside: dict[str, dict[str, torch.Tensor]] = field(default_factory=dict)
 
 
-def our_name(key: str) -> str | None:
+def our_name(key: str, names: tuple[tuple[str, str], ...] = NAME_MAP) -> str | None:
     """Our key for a 4.5 key, or None when the name map does not cover it."""
-    for src, dst in NAME_MAP:
+    for src, dst in names:
         if key.startswith(src):
             return dst + key[len(src):]
     return None
 
 
 def _aside(key: str) -> tuple[str, str] | None:
-    for src, name in ASIDE:
+    for src, _, _, name in PORTED:
         if key.startswith(src):
             return name, key[len(src):]
     return None
+
+
+def _ported(ours: dict[str, torch.Tensor]) -> tuple[tuple[str, str], ...]:
+    """The (4.5 prefix, our prefix) pairs whose module this model builds."""
+    return tuple((src, dst) for src, dst, marker, _ in PORTED if marker in ours)
+
+
+def navit_rows(table_side: int, side: int) -> torch.Tensor:
+    """Rows of a table_side^2 position table that 4.5's NaViT SigLIP embedding reads for a full
+    side x side patch grid (row-major): each patch's fractional coordinate k/side, bucketed among
+    table_side buckets (the identity when side == table_side)."""
+    bounds = torch.arange(1 / table_side, 1.0, 1 / table_side)
+    b = torch.bucketize(torch.arange(0, 1 - 1e-6, 1 / side), bounds, right=True)
+    return (b[:, None] * table_side + b).flatten()
+
+
+def _pos_rows(shape: list[int], want: list[int]) -> torch.Tensor | None:
+    """navit_rows for a 4.5 position table of `shape` read into ours of `want`, or None if they do not fit."""
+    big, small = round(shape[0] ** 0.5), round(want[0] ** 0.5)
+    if big * big != shape[0] or small * small != want[0] or small > big or shape[1:] != want[1:]:
+        return None
+    return navit_rows(big, small)
 
 
 def _few(keys: Iterable[str], n: int = 3) -> str:
@@ -124,7 +176,7 @@ def shard_map(folder: Path) -> dict[str, str]:
                           f"(a MiniCPM-o 4.5 checkpoint folder)")
 
 
-def _check_config(model: nn.Module, folder: Path) -> None:
+def _check_config(model: nn.Module, folder: Path, tts: bool) -> None:
     """Settings that are not visible in tensor shapes but change what the weights mean."""
     p = folder / "config.json"
     try:
@@ -138,41 +190,54 @@ def _check_config(model: nn.Module, folder: Path) -> None:
     step = conf.get("audio_pool_step", 5)
     if step != cfg.audio.pool:
         raise CheckpointError(f"{p}: audio_pool_step {step} but model.audio.pool is {cfg.audio.pool}")
+    if tts:
+        tc, dec = conf.get("tts_config") or {}, cfg.speech_decoder
+        for name, default, ours in TTS_CHECKS:
+            want = getattr(dec, ours) if isinstance(ours, str) and hasattr(dec, ours) else ours
+            if tc.get(name, default) != want:
+                raise CheckpointError(f"{p}: tts_config.{name} is {tc.get(name, default)!r} but the speech "
+                                      f"decoder needs {want!r}" + (f" (model.speech_decoder.{ours})"
+                                                                   if isinstance(ours, str) and hasattr(dec, ours) else ""))
 
 
 def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = True) -> LoadReport:
-    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; TTS/resampler come back aside
-    (or, with keep_aside=False, are never read: only their names are reported)."""
+    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; a TTS/resampler this model has no
+    4.5-shaped module for comes back aside (or, with keep_aside=False, is never read: only named)."""
     from safetensors import safe_open
 
     folder = Path(folder)
     if not folder.is_dir():
         raise CheckpointError(f"{folder}: model.init_from.path is not a folder")
-    _check_config(model, folder)
-    wm = shard_map(folder)
     ours = model.state_dict(keep_vars=True)
+    ported = _ported(ours)
+    _check_config(model, folder, tts=any(src == "tts." for src, _ in ported))
+    wm = shard_map(folder)
     rep = LoadReport()
     built = {p for p in OPTIONAL_OURS if any(k.startswith(p) for k in ours)}
+    names = NAME_MAP + ported
+    ours_only = OURS_ONLY + tuple(dst for src, dst, _, _ in PORTED if (src, dst) not in ported)
     targets: dict[str, str] = {}
     unexpected = []
     for key in wm:
-        dst = our_name(key)
-        if dst is not None and dst in ours:
+        dst = our_name(key, names)
+        if dst is not None and key.startswith(UNUSED):
+            rep.unused.append(key)
+        elif dst is not None and dst in ours:
             targets[key] = dst
         elif dst is not None and any(dst.startswith(p) for p in OPTIONAL_OURS) and not \
                 any(dst.startswith(p) for p in built):
             rep.skipped.append(key)
-        elif _aside(key) is not None:
+        elif _aside(key) is not None and not any(key.startswith(src) for src, _ in ported):
             continue
         else:
             unexpected.append(key)
     if unexpected:
         raise CheckpointError(f"{folder}: unexpected 4.5 keys (not in the name map): {_few(unexpected)}")
     covered = set(targets.values())
-    missing = [k for k in ours if k not in covered and not k.startswith(OURS_ONLY)]
+    missing = [k for k in ours if k not in covered and not k.startswith(ours_only)]
     if missing:
         raise CheckpointError(f"{folder}: model keys the checkpoint lacks: {_few(missing)}")
-    rep.kept_init = sorted(k for k in ours if k.startswith(OURS_ONLY))
+    rep.kept_init = sorted(k for k in ours if k.startswith(ours_only))
     by_shard: dict[str, list[str]] = {}
     for key, shard in wm.items():
         by_shard.setdefault(shard, []).append(key)
@@ -184,7 +249,7 @@ def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = Tru
                     raise CheckpointError(f"{folder / shard}: the index names {key} but the shard lacks it")
                 if key in targets:
                     _check_shape(key, targets[key], list(f.get_slice(key).get_shape()), ours, folder)
-    skipped = set(rep.skipped)
+    skipped = set(rep.skipped) | set(rep.unused)
     with torch.no_grad():
         for shard, keys in by_shard.items():
             with safe_open(str(folder / shard), framework="pt") as f:
@@ -198,7 +263,10 @@ def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = Tru
                             bucket[rest] = f.get_tensor(key)
                         continue
                     t, dst = f.get_tensor(key), ours[targets[key]]
-                    if t.shape[0] != dst.shape[0]:
+                    if key == POS_TABLE[0] and t.shape != dst.shape:
+                        dst.copy_(t[_pos_rows(list(t.shape), list(dst.shape))])
+                        rep.row_copied.append(targets[key])
+                    elif t.shape[0] != dst.shape[0]:
                         dst[: t.shape[0]].copy_(t)
                         rep.row_copied.append(targets[key])
                     else:
@@ -211,6 +279,7 @@ def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = Tru
 def _check_shape(key: str, dst: str, shape: list[int], ours: dict[str, torch.Tensor], folder: Path) -> None:
     want = list(ours[dst].shape)
     rows_ok = dst in ROW_PREFIX and shape[1:] == want[1:] and shape[0] <= want[0]
+    rows_ok = rows_ok or (key == POS_TABLE[0] and _pos_rows(shape, want) is not None)
     if shape != want and not rows_ok:
         raise CheckpointError(f"{folder}: {key} has shape {shape} but {dst} is {want}")
 

@@ -3,7 +3,8 @@
 The token sequence (model/protocol.py) holds placeholder ids where audio and image embeddings go.
 Audio: each unit's 100 mel frames run through the Whisper encoder on their own (50 positions),
 are average-pooled 5x to 10 embeddings and projected to the LLM width. Vision (Omni): each 1 fps
-frame runs through SigLIP, its patch grid is pooled to `tokens_per_frame` and projected. Speech
+frame runs through SigLIP, its patch grid is pooled to `tokens_per_frame` and projected (or, with
+`vision.projector: resampler`, read by MiniCPM-o 4.5's 64-query resampler, model/resampler.py). Speech
 tokens are ordinary rows of the extended vocabulary, predicted by the LM head (recipe unified), or
 not in the LLM at all (recipe venus: model/recipes.py, the frozen model/speech_decoder.py).
 
@@ -24,6 +25,7 @@ from torch.utils.checkpoint import checkpoint
 from model.config import AudioConfig, LLMConfig, ModelConfig, VisionConfig
 from model.protocol import AUDIO_PH, IMAGE_PH, LOSS_CLASSES, ProtocolVocab
 from model.recipes import llm_vocab_size
+from model.resampler import Resampler
 from model.speech_decoder import build_speech_decoder
 
 
@@ -118,7 +120,12 @@ class DuplexModel(nn.Module):
         if cfg.vision is not None:
             self.vision = build_vision_encoder(cfg.vision)
             self.tokens_per_frame = cfg.vision.tokens_per_frame
-            self.vision_proj = Projector(self.vision.config.hidden_size, hid, d_llm)
+            d_v = self.vision.config.hidden_size
+            if cfg.vision.projector == "resampler":
+                heads = cfg.vision.resampler_heads or max(1, d_llm // 128)
+                self.vision_proj = Resampler(cfg.vision.tokens_per_frame, d_llm, heads, d_v)
+            else:
+                self.vision_proj = Projector(d_v, hid, d_llm)
         # recipe venus: the separate speech decoder, frozen (never in the optimizer, never reduced)
         self.speech_decoder = None
         if cfg.speech_decoder is not None:
@@ -172,9 +179,12 @@ class DuplexModel(nn.Module):
     def encode_frames(self, pixels: torch.Tensor) -> torch.Tensor:
         """[Fr, 3, H, W] -> [Fr * tokens_per_frame, d_llm]."""
         assert self.vision is not None and self.vision_proj is not None
-        h = self.vision(pixel_values=pixels.to(self.vision_proj.fc1.weight.dtype)).last_hidden_state
+        dtype = next(self.vision_proj.parameters()).dtype
+        h = self.vision(pixel_values=pixels.to(dtype)).last_hidden_state
         n, p, d = h.shape
         side = int(round(p ** 0.5))
+        if isinstance(self.vision_proj, Resampler):      # 4.5's recipe: queries attend to every patch
+            return self.vision_proj(h, side, side).reshape(-1, self.llm.config.hidden_size)
         grid = h.transpose(1, 2).reshape(n, d, side, side)
         r = int(round(self.tokens_per_frame ** 0.5))
         pooled = F.adaptive_avg_pool2d(grid, (r, r)).flatten(2).transpose(1, 2)   # [Fr, r*r, d]

@@ -8,6 +8,17 @@ LLM's vocabulary rows for speech (there are none in venus) and the LLM never dec
 
 Batches are left-padded so every unit's speech part ends at the same position; a padded query may
 attend to itself only, so no row of the attention is empty.
+
+Two backbones (`speech_decoder.backbone`): `venus`, our own small transformer (learned positions,
+learned text-end / audio-begin rows), and `minicpmtts`, 4.5's TTS itself (MiniCPMTTS in
+OpenBMB/MiniCPM-o-Demo 28b60cfb MiniCPMO45/modeling_minicpmo.py, condition_type
+hidden_text_merge): a Llama backbone with rotary positions; projector_semantic is Linear-ReLU-Linear
+(`linear1`, `linear2`); the text-end and audio-begin rows are emb_text rows of the configured ids;
+emb_code / head_code are one-codebook lists and head_code is weight-normed (weight = g * v / |v|
+per row). Its parameter names are 4.5's, so `tts.*` loads by stripping the prefix. Two 4.5 modules
+are not built: the backbone's embed_tokens (4.5 always feeds inputs_embeds) and projector_spk (its
+duplex path conditions on zero speaker rows). Unlike 4.5's streaming generator, which keeps one
+context across a reply's text chunks, a unit's condition is that unit's own text only.
 """
 from __future__ import annotations
 
@@ -45,23 +56,13 @@ class _Block(nn.Module):
         return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
 
 
-class SpeechDecoder(nn.Module):
-    """Predicts each speaking unit's speech codes from the LLM's states and token ids at its
-    condition positions (model/recipes.split_speech)."""
+class _Conditioned(nn.Module):
+    """What both backbones share: the condition built from the LLM and the teacher-forced loss.
+    A subclass defines emb_text, projector_semantic and forward."""
 
-    def __init__(self, cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int):
-        super().__init__()
-        self.cfg = cfg
-        d = cfg.hidden_size
-        self.emb_text = nn.Embedding(text_vocab, d)
-        self.projector_semantic = nn.Sequential(nn.Linear(d_llm, d), nn.GELU(), nn.Linear(d, d))
-        self.boundary = nn.Parameter(torch.randn(2, d) * 0.02)        # text end, audio begin
-        self.emb_code = nn.Embedding(SPEECH_CODEBOOK, d)
-        self.emb_pos = nn.Embedding(cfg.max_cond_tokens + 2 + cfg.max_speech_tokens, d)
-        self.layers = nn.ModuleList(_Block(d, cfg.num_heads, cfg.intermediate_size or 4 * d)
-                                    for _ in range(cfg.num_layers))
-        self.norm = nn.LayerNorm(d)
-        self.head_code = nn.Linear(d, SPEECH_CODEBOOK, bias=False)
+    cfg: SpeechDecoderConfig
+    emb_text: nn.Embedding
+    projector_semantic: nn.Module
 
     def condition(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor
                   ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -78,24 +79,6 @@ class SpeechDecoder(nn.Module):
         cond = self.emb_text(input_ids.reshape(-1)[at]) + proj
         return cond * valid.unsqueeze(-1), valid
 
-    def forward(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
-                speech_codes: torch.Tensor) -> torch.Tensor:
-        """Logits [N, S, SPEECH_CODEBOOK] of each unit's codes (teacher-forced)."""
-        n, s = speech_codes.shape
-        if s > self.cfg.max_speech_tokens:
-            raise ValueError(f"{s} speech tokens per unit > speech_decoder.max_speech_tokens {self.cfg.max_speech_tokens}")
-        cond, valid = self.condition(hidden, input_ids, speech_pos)
-        prev = self.emb_code(speech_codes[:, :-1].clamp(min=0))
-        x = torch.cat([cond, self.boundary.expand(n, 2, -1), prev], dim=1)
-        ok = torch.cat([valid, valid.new_ones(n, 1 + s)], dim=1)               # [N, T]
-        t = x.shape[1]
-        x = x + self.emb_pos((ok.long().cumsum(1) - 1).clamp(min=0))
-        causal = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
-        allowed = (causal & ok.unsqueeze(1)) | torch.eye(t, dtype=torch.bool, device=x.device)
-        for layer in self.layers:
-            x = layer(x, allowed)
-        return self.head_code(self.norm(x[:, -s:])).float()
-
     def loss(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
              speech_codes: torch.Tensor) -> tuple[torch.Tensor, int]:
         """(cross-entropy sum, number of codes) over the batch's speech codes."""
@@ -107,12 +90,113 @@ class SpeechDecoder(nn.Module):
         keep = y != PAD
         return (ce * keep).sum(), int(keep.sum())
 
+    def _sequence(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
+                  speech_codes: torch.Tensor, boundary: torch.Tensor, emb_code: nn.Embedding
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The input rows [N, T, d] (condition, text end, audio begin, the codes but the last), each
+        row's positions [N, T] (0 at its first valid row) and the attention it allows [N, T, T]."""
+        n, s = speech_codes.shape
+        if s > self.cfg.max_speech_tokens:
+            raise ValueError(f"{s} speech tokens per unit > speech_decoder.max_speech_tokens {self.cfg.max_speech_tokens}")
+        cond, valid = self.condition(hidden, input_ids, speech_pos)
+        prev = emb_code(speech_codes[:, :-1].clamp(min=0))
+        x = torch.cat([cond, boundary.expand(n, 2, -1), prev], dim=1)
+        ok = torch.cat([valid, valid.new_ones(n, 1 + s)], dim=1)               # [N, T]
+        t = x.shape[1]
+        causal = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
+        allowed = (causal & ok.unsqueeze(1)) | torch.eye(t, dtype=torch.bool, device=x.device)
+        return x, (ok.long().cumsum(1) - 1).clamp(min=0), allowed
 
-def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int) -> SpeechDecoder:
+
+class SpeechDecoder(_Conditioned):
+    """backbone venus: predicts each speaking unit's speech codes from the LLM's states and token
+    ids at its condition positions (model/recipes.split_speech)."""
+
+    def __init__(self, cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int):
+        super().__init__()
+        self.cfg = cfg
+        d = cfg.hidden_size
+        self.emb_text = nn.Embedding(text_vocab, d)
+        self.projector_semantic = nn.Sequential(nn.Linear(d_llm, d), nn.GELU(), nn.Linear(d, d))
+        self.boundary = nn.Parameter(torch.randn(2, d) * 0.02)        # text end, audio begin
+        self.emb_code = nn.Embedding(SPEECH_CODEBOOK, d)
+        self.emb_pos = nn.Embedding(cfg.max_cond_tokens + 2 + cfg.max_speech_tokens, d)
+        self.layers = nn.ModuleList(_Block(d, cfg.num_heads, cfg.intermediate_size or 4 * d)
+                                    for _ in range(cfg.num_layers))
+        self.norm = nn.LayerNorm(d)
+        self.head_code = nn.Linear(d, SPEECH_CODEBOOK, bias=False)
+
+    def forward(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
+                speech_codes: torch.Tensor) -> torch.Tensor:
+        """Logits [N, S, SPEECH_CODEBOOK] of each unit's codes (teacher-forced)."""
+        x, pos, allowed = self._sequence(hidden, input_ids, speech_pos, speech_codes, self.boundary, self.emb_code)
+        x = x + self.emb_pos(pos)
+        for layer in self.layers:
+            x = layer(x, allowed)
+        return self.head_code(self.norm(x[:, -speech_codes.shape[1]:])).float()
+
+
+class _ReluMLP(nn.Module):
+    """4.5's MultiModalProjector (projector_type mlp): linear1 -> ReLU -> linear2."""
+
+    def __init__(self, d_in: int, d_out: int):
+        super().__init__()
+        self.linear1 = nn.Linear(d_in, d_out)
+        self.linear2 = nn.Linear(d_out, d_out)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear2(F.relu(self.linear1(x)))
+
+
+class MiniCPMTTSDecoder(_Conditioned):
+    """backbone minicpmtts: 4.5's TTS structure and names (see the module docstring)."""
+
+    def __init__(self, cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int):
+        from torch.nn.utils.parametrizations import weight_norm
+        from transformers import LlamaConfig, LlamaModel
+
+        super().__init__()
+        self.cfg = cfg
+        d = cfg.hidden_size
+        n_text = cfg.num_text_tokens or text_vocab
+        for name in ("text_eos_token_id", "audio_bos_token_id"):
+            if getattr(cfg, name) >= n_text:
+                raise ValueError(f"speech_decoder.{name} {getattr(cfg, name)} is not below its {n_text} emb_text rows")
+        self.emb_text = nn.Embedding(n_text, d)
+        self.projector_semantic = _ReluMLP(d_llm, d)
+        conf = LlamaConfig(hidden_size=d, intermediate_size=cfg.intermediate_size or 4 * d,
+                           num_attention_heads=cfg.num_heads, num_hidden_layers=cfg.num_layers,
+                           num_key_value_heads=cfg.num_kv_heads or cfg.num_heads, vocab_size=1,
+                           bos_token_id=None, eos_token_id=None, pad_token_id=None,
+                           max_position_embeddings=cfg.max_cond_tokens + 2 + cfg.max_speech_tokens)
+        conf._attn_implementation = "sdpa"
+        self.model = LlamaModel(conf)
+        del self.model.embed_tokens                      # never used: 4.5 feeds inputs_embeds
+        self.emb_code = nn.ModuleList([nn.Embedding(cfg.num_audio_tokens, d)])
+        self.head_code = nn.ModuleList([weight_norm(nn.Linear(d, cfg.num_audio_tokens, bias=False), name="weight")])
+        self.register_buffer("boundary_ids", torch.tensor([cfg.text_eos_token_id, cfg.audio_bos_token_id]),
+                             persistent=False)
+
+    def forward(self, hidden: torch.Tensor, input_ids: torch.Tensor, speech_pos: torch.Tensor,
+                speech_codes: torch.Tensor) -> torch.Tensor:
+        """Logits [N, S, num_audio_tokens] of each unit's codes (teacher-forced; the last is 4.5's stop code)."""
+        x, pos, allowed = self._sequence(hidden, input_ids, speech_pos, speech_codes,
+                                         self.emb_text(self.boundary_ids), self.emb_code[0])
+        rope = self.model.rotary_emb(x, pos)
+        mask = allowed.unsqueeze(1)
+        for layer in self.model.layers:
+            x = layer(x, attention_mask=mask, position_ids=pos, position_embeddings=rope)
+        return self.head_code[0](self.model.norm(x[:, -speech_codes.shape[1]:])).float()
+
+
+BACKBONES: dict[str, type[_Conditioned]] = {"venus": SpeechDecoder, "minicpmtts": MiniCPMTTSDecoder}
+
+
+def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int) -> _Conditioned:
     """The frozen decoder: weights from `cfg.path` when given, else random init (said on stderr)."""
     import sys
 
-    dec = SpeechDecoder(cfg, d_llm, text_vocab)
+    dec = BACKBONES[cfg.backbone](cfg, d_llm, text_vocab)
     if cfg.path:
         load_weights(dec, Path(cfg.path))
     elif not any(p.is_meta for p in dec.parameters()):
@@ -122,7 +206,7 @@ def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int) 
     return dec
 
 
-def load_weights(dec: SpeechDecoder, path: Path) -> None:
+def load_weights(dec: _Conditioned, path: Path) -> None:
     """Strict load of a safetensors file (or DIR/speech_decoder.safetensors); a bad path is one line."""
     from safetensors.torch import load_file
 

@@ -28,8 +28,16 @@ class _Vocab:
 
     vocab_size: int = 360
 
+    @property
+    def ids(self) -> dict[str, int]:
+        return {AUDIO_PH: 298, IMAGE_PH: 299}
+
+    @property
+    def speech_offset(self) -> int:      # recipe venus: no speech rows in this stand-in
+        return self.vocab_size
+
     def __getitem__(self, tok: str) -> int:
-        return {AUDIO_PH: 298, IMAGE_PH: 299}[tok]
+        return self.ids[tok]
 
 
 def _spec(name: str) -> dict:
@@ -102,7 +110,8 @@ def _o45_state(omni: bool, tts: bool = True) -> dict[str, torch.Tensor]:
     return {k: torch.randn(s, generator=g) for k, s in sd.items()}
 
 
-def _write(folder: Path, state: dict[str, torch.Tensor], shards: int = 3, pool: int = 5) -> Path:
+def _write(folder: Path, state: dict[str, torch.Tensor], shards: int = 3, pool: int = 5,
+           tts_config: dict | None = None) -> Path:
     """HF layout: config.json + model-0000i-of-0000n.safetensors + model.safetensors.index.json."""
     folder.mkdir(parents=True)
     keys = sorted(state)
@@ -113,7 +122,8 @@ def _write(folder: Path, state: dict[str, torch.Tensor], shards: int = 3, pool: 
     (folder / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": wm}))
     (folder / "config.json").write_text(json.dumps({"architectures": ["MiniCPMO"], "model_type": "minicpmo",
                                                     "hidden_size": 64, "audio_pool_step": pool,
-                                                    "query_num": 4, "version": "4.5"}))
+                                                    "query_num": 4, "version": "4.5",
+                                                    **({"tts_config": tts_config} if tts_config else {})}))
     return folder
 
 
@@ -236,3 +246,162 @@ def test_trainer_build_model_applies_init_from(tmp_path, capsys):
     d["model"]["init_from"]["kind"] = "minicpm-o-2.6"
     with pytest.raises(Exception, match="init_from.kind"):
         parse_run_spec(d)
+
+
+# ----------------------------------------------------------------------------- 4.5's resampler and TTS, ported
+def _resampler_reference(sd: dict[str, torch.Tensor], x: torch.Tensor, side: int) -> torch.Tensor:
+    """4.5's Resampler.forward written out from its tensors (one full square frame, no key padding):
+    2-D sin-cos positions on the keys only, multi-head attention from the in_proj rows, ln_post, proj."""
+    import numpy as np
+
+    def ln(t, pre):
+        return torch.nn.functional.layer_norm(t, t.shape[-1:], sd[pre + ".weight"], sd[pre + ".bias"], eps=1e-6)
+
+    d = sd["query"].shape[1]
+    omega = 1.0 / 10000 ** (np.arange(d // 4, dtype=np.float32) / (d / 4))
+    gw, gh = np.meshgrid(np.arange(side, dtype=np.float32), np.arange(side, dtype=np.float32))   # (H, W) each
+
+    def one(g):
+        o = np.einsum("hw,k->hwk", g, omega)
+        return np.concatenate([np.sin(o), np.cos(o)], -1)
+    pos = torch.from_numpy(np.concatenate([one(gw), one(gh)], -1).reshape(side * side, d))
+    kv = ln(x @ sd["kv_proj.weight"].T, "ln_kv")                       # [F, P, d]
+    q = ln(sd["query"], "ln_q")                                         # [Q, d]
+    wq, wk, wv = sd["attn.in_proj_weight"].chunk(3)
+    bq, bk, bv = sd["attn.in_proj_bias"].chunk(3)
+    att = torch.softmax((q @ wq.T + bq) @ ((kv + pos) @ wk.T + bk).transpose(1, 2) / d ** 0.5, -1)   # one head
+    out = (att @ (kv @ wv.T + bv)) @ sd["attn.out_proj.weight"].T + sd["attn.out_proj.bias"]
+    return ln(out, "ln_post") @ sd["proj"]
+
+
+def test_resampler_loads_by_name_and_equals_4_5s_computation(tmp_path):
+    state = _o45_state(omni=True, tts=False)
+    folder = _write(tmp_path / "o45", state)
+    d = _spec("tiny-omni")
+    d["model"]["vision"]["projector"] = "resampler"
+    torch.manual_seed(0)
+    model = DuplexModel(parse_run_spec(d).model, _Vocab())
+    rep = load_minicpmo45(model, folder)
+    assert "resampler" not in rep.aside and rep.kept_init == sorted(k for k in model.state_dict()
+                                                                    if k.startswith("vision.head."))
+    sd = {k[len("resampler."):]: v for k, v in state.items() if k.startswith("resampler.")}
+    ours = model.vision_proj.state_dict()
+    assert set(ours) == set(sd) and all(torch.equal(ours[k], v) for k, v in sd.items())   # none missing or extra
+    x = torch.randn(2, 16, 32)
+    with torch.no_grad():
+        got = model.vision_proj(x, 4, 4)
+        assert got.shape == (2, 4, 64)
+        assert torch.allclose(got, _resampler_reference(sd, x, 4), atol=1e-5)
+        assert model.encode_frames(torch.randn(3, 3, 32, 32)).shape == (3 * 4, 64)
+
+
+def test_a_smaller_tower_takes_4_5s_navit_position_rows(tmp_path):
+    state = _o45_state(omni=True, tts=False)
+    d = _spec("tiny-omni")
+    d["model"]["vision"]["config"]["image_size"] = 16            # 2 x 2 patches against 4.5's 4 x 4 table
+    torch.manual_seed(0)
+    model = DuplexModel(parse_run_spec(d).model, _Vocab())
+    load_minicpmo45(model, _write(tmp_path / "o45", state))
+    # fractional coordinates 0 and 1/2 fall in buckets 0 and 2 of 4: rows (0, 0) (0, 2) (2, 0) (2, 2)
+    table = state["vpm.embeddings.position_embedding.weight"]
+    assert torch.equal(model.vision.embeddings.position_embedding.weight, table[[0, 2, 8, 10]])
+
+
+TTS = {"hidden_size": 16, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2, "intermediate_size": 24,
+       "text_eos_token_id": 7, "audio_bos_token_id": 9, "max_cond_tokens": 8, "max_speech_tokens": 6,
+       "num_text_tokens": 384}
+TTS_CONFIG = {"backbone_model": "llama", "projector_type": "mlp", "condition_type": "hidden_text_merge",
+              "normalize_projected_hidden": True, "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "intermediate_size": 24, "num_audio_tokens": 6562, "num_text_tokens": 384,
+              "num_vq": 1, "llm_dim": 64, "text_eos_token_id": 7, "audio_bos_token_id": 9}
+
+
+def _tts_state() -> dict[str, torch.Tensor]:
+    """4.5's MiniCPMTTS keys (LlamaModel backbone, MultiModalProjector projectors, weight-normed head)."""
+    g = torch.Generator().manual_seed(2)
+    T, F, KV, A = 16, 24, 8, 6562
+    sd: dict[str, list[int]] = {"tts.emb_text.weight": [384, T], "tts.emb_code.0.weight": [A, T],
+                                "tts.head_code.0.parametrizations.weight.original0": [A, 1],
+                                "tts.head_code.0.parametrizations.weight.original1": [A, T],
+                                "tts.model.embed_tokens.weight": [32000, T], "tts.model.norm.weight": [T]}
+    for i in range(2):
+        p = f"tts.model.layers.{i}."
+        sd |= {p + "self_attn.q_proj.weight": [T, T], p + "self_attn.k_proj.weight": [KV, T],
+               p + "self_attn.v_proj.weight": [KV, T], p + "self_attn.o_proj.weight": [T, T],
+               p + "mlp.gate_proj.weight": [F, T], p + "mlp.up_proj.weight": [F, T], p + "mlp.down_proj.weight": [T, F],
+               p + "input_layernorm.weight": [T], p + "post_attention_layernorm.weight": [T]}
+    for n in ("projector_spk", "projector_semantic"):
+        sd |= {f"tts.{n}.linear1.weight": [T, 64], f"tts.{n}.linear1.bias": [T],
+               f"tts.{n}.linear2.weight": [T, T], f"tts.{n}.linear2.bias": [T]}
+    out = {k: torch.randn(s, generator=g) for k, s in sd.items()}
+    out["tts.head_code.0.parametrizations.weight.original0"] = out["tts.head_code.0.parametrizations.weight.original0"].abs()
+    return out
+
+
+def _venus_o45_model(**tts) -> DuplexModel:
+    d = _spec("tiny")
+    d["model"]["recipe"] = "venus"
+    d["model"]["speech_decoder"] = {"backbone": "minicpmtts", **TTS, **tts}
+    torch.manual_seed(0)
+    return DuplexModel(parse_run_spec(d).model, _Vocab())
+
+
+def _tts_reference(sd: dict[str, torch.Tensor], h: torch.Tensor, ids: torch.Tensor, codes: torch.Tensor) -> torch.Tensor:
+    """4.5's teacher-forced TTS for one unit: [emb_text(id) + normalize(projector_semantic(h))] per
+    condition token, emb_text(text_eos), emb_text(audio_bos), emb_code(previous codes), through a
+    transformers LlamaModel holding the checkpoint's tensors (its unused embed_tokens too), then the
+    weight-normed head."""
+    from transformers import LlamaConfig, LlamaModel
+
+    conf = LlamaConfig(hidden_size=16, intermediate_size=24, num_attention_heads=4, num_hidden_layers=2,
+                       num_key_value_heads=2, bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    conf._attn_implementation = "eager"
+    llama = LlamaModel(conf)
+    llama.load_state_dict({k[len("model."):]: v for k, v in sd.items() if k.startswith("model.")}, strict=True)
+    proj = torch.relu(h @ sd["projector_semantic.linear1.weight"].T + sd["projector_semantic.linear1.bias"])
+    proj = proj @ sd["projector_semantic.linear2.weight"].T + sd["projector_semantic.linear2.bias"]
+    emb = sd["emb_text.weight"]
+    x = torch.cat([emb[ids] + torch.nn.functional.normalize(proj, dim=-1), emb[[7, 9]], sd["emb_code.0.weight"][codes[:-1]]])
+    y = llama(inputs_embeds=x[None]).last_hidden_state[0, -len(codes):]
+    g, v = sd["head_code.0.parametrizations.weight.original0"], sd["head_code.0.parametrizations.weight.original1"]
+    return y @ (g * v / v.norm(dim=1, keepdim=True)).T
+
+
+def test_tts_loads_into_the_minicpmtts_decoder_and_equals_4_5s_computation(tmp_path):
+    state = _o45_state(omni=False, tts=False) | _tts_state()
+    folder = _write(tmp_path / "o45", state, tts_config=TTS_CONFIG)
+    model = _venus_o45_model()
+    rep = load_minicpmo45(model, folder)
+    assert "tts" not in rep.aside and not rep.kept_init
+    assert sorted(rep.unused) == sorted(k for k in state if k.startswith(("tts.model.embed_tokens.", "tts.projector_spk.")))
+    sd = {k[4:]: v for k, v in state.items() if k.startswith("tts.") and "embed_tokens" not in k and "spk" not in k}
+    ours = model.speech_decoder.state_dict()
+    assert set(ours) == set(sd) and all(torch.equal(ours[k], v) for k, v in sd.items())   # none missing or extra
+    # two units batched: conditions of 3 and 1 positions in a 12-token row (left padding inside the decoder)
+    hidden, ids = torch.randn(1, 12, 64), torch.randint(0, 300, (1, 12))
+    pos = torch.tensor([[2, 3, 4], [9, -1, -1]])
+    codes = torch.randint(0, 6561, (2, 5))
+    with torch.no_grad():
+        got = model.speech_decoder(hidden, ids, pos, codes)
+        assert got.shape == (2, 5, 6562)
+        for u, at in enumerate(([2, 3, 4], [9])):
+            ref = _tts_reference({k[4:]: v for k, v in state.items() if k.startswith("tts.")}, hidden[0, at],
+                                 ids[0, at], codes[u])
+            assert torch.allclose(got[u], ref, atol=1e-4), u
+
+
+def test_tts_config_the_decoder_does_not_match_is_one_line(tmp_path):
+    state = _o45_state(omni=False, tts=False) | _tts_state()
+    msg = _err(_venus_o45_model(audio_bos_token_id=8), _write(tmp_path / "bos", state, tts_config=TTS_CONFIG))
+    assert "tts_config.audio_bos_token_id is 9" in msg and "model.speech_decoder.audio_bos_token_id" in msg
+    msg = _err(_venus_o45_model(num_layers=1), _write(tmp_path / "layers", state, tts_config=TTS_CONFIG))
+    assert "unexpected" in msg and "tts.model.layers.1." in msg
+    # the venus backbone keeps its own decoder: 4.5's TTS is set aside, not an error
+    d = _spec("tiny")
+    d["model"]["recipe"] = "venus"
+    d["model"]["speech_decoder"] = {"hidden_size": 16, "num_layers": 1, "num_heads": 4}
+    torch.manual_seed(0)
+    venus = DuplexModel(parse_run_spec(d).model, _Vocab())
+    rep = load_minicpmo45(venus, _write(tmp_path / "venus", state, tts_config=TTS_CONFIG))
+    assert set(rep.aside["tts"]) == {k[4:] for k in state if k.startswith("tts.")}
+    assert rep.kept_init == sorted(k for k in venus.state_dict() if k.startswith("speech_decoder."))
