@@ -200,25 +200,19 @@ def _check_config(model: nn.Module, folder: Path, tts: bool) -> None:
                                                                    if isinstance(ours, str) and hasattr(dec, ours) else ""))
 
 
-def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = True) -> LoadReport:
-    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; a TTS/resampler this model has no
-    4.5-shaped module for comes back aside (or, with keep_aside=False, is never read: only named)."""
-    from safetensors import safe_open
-
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise CheckpointError(f"{folder}: model.init_from.path is not a folder")
-    ours = model.state_dict(keep_vars=True)
+def plan_load(ours: dict[str, torch.Tensor], keys: Iterable[str], where: Path | str,
+              shapes: dict[str, list[int]] | None = None) -> tuple[dict[str, str], LoadReport]:
+    """4.5 key -> our key for every tensor to copy, and the report of the rest; refuses unexpected
+    and missing keys (and, given `shapes`, a tensor that does not fit) naming the first few.
+    Reads nothing, so a meta-device model can be checked against a 4.5 key list."""
     ported = _ported(ours)
-    _check_config(model, folder, tts=any(src == "tts." for src, _ in ported))
-    wm = shard_map(folder)
     rep = LoadReport()
     built = {p for p in OPTIONAL_OURS if any(k.startswith(p) for k in ours)}
     names = NAME_MAP + ported
     ours_only = OURS_ONLY + tuple(dst for src, dst, _, _ in PORTED if (src, dst) not in ported)
     targets: dict[str, str] = {}
     unexpected = []
-    for key in wm:
+    for key in keys:
         dst = our_name(key, names)
         if dst is not None and key.startswith(UNUSED):
             rep.unused.append(key)
@@ -232,12 +226,30 @@ def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = Tru
         else:
             unexpected.append(key)
     if unexpected:
-        raise CheckpointError(f"{folder}: unexpected 4.5 keys (not in the name map): {_few(unexpected)}")
+        raise CheckpointError(f"{where}: unexpected 4.5 keys (not in the name map): {_few(unexpected)}")
     covered = set(targets.values())
     missing = [k for k in ours if k not in covered and not k.startswith(ours_only)]
     if missing:
-        raise CheckpointError(f"{folder}: model keys the checkpoint lacks: {_few(missing)}")
+        raise CheckpointError(f"{where}: model keys the checkpoint lacks: {_few(missing)}")
     rep.kept_init = sorted(k for k in ours if k.startswith(ours_only))
+    for key, shape in (shapes or {}).items():
+        if key in targets:
+            _check_shape(key, targets[key], shape, ours, where)
+    return targets, rep
+
+
+def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = True) -> LoadReport:
+    """Copy a 4.5 checkpoint into an unsharded DuplexModel in place; a TTS/resampler this model has no
+    4.5-shaped module for comes back aside (or, with keep_aside=False, is never read: only named)."""
+    from safetensors import safe_open
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CheckpointError(f"{folder}: model.init_from.path is not a folder")
+    ours = model.state_dict(keep_vars=True)
+    _check_config(model, folder, tts=any(src == "tts." for src, _ in _ported(ours)))
+    wm = shard_map(folder)
+    targets, rep = plan_load(ours, wm, folder)
     by_shard: dict[str, list[str]] = {}
     for key, shard in wm.items():
         by_shard.setdefault(shard, []).append(key)
@@ -276,7 +288,7 @@ def load_minicpmo45(model: nn.Module, folder: str | Path, keep_aside: bool = Tru
     return rep
 
 
-def _check_shape(key: str, dst: str, shape: list[int], ours: dict[str, torch.Tensor], folder: Path) -> None:
+def _check_shape(key: str, dst: str, shape: list[int], ours: dict[str, torch.Tensor], folder: Path | str) -> None:
     want = list(ours[dst].shape)
     rows_ok = dst in ROW_PREFIX and shape[1:] == want[1:] and shape[0] <= want[0]
     rows_ok = rows_ok or (key == POS_TABLE[0] and _pos_rows(shape, want) is not None)

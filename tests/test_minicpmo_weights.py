@@ -405,3 +405,73 @@ def test_tts_config_the_decoder_does_not_match_is_one_line(tmp_path):
     rep = load_minicpmo45(venus, _write(tmp_path / "venus", state, tts_config=TTS_CONFIG))
     assert set(rep.aside["tts"]) == {k[4:] for k in state if k.startswith("tts.")}
     assert rep.kept_init == sorted(k for k in venus.state_dict() if k.startswith("speech_decoder."))
+
+
+def _o45_shapes_vision_tts(text_rows: int) -> dict[str, list[int]]:
+    """4.5's vision and TTS keys at its own dims (SigLIP so400m 980 px with its last layer dropped,
+    64-query resampler into a 4096-wide LLM, MiniCPMTTSConfig's TTS), shapes only."""
+    V = 1152
+    sd: dict[str, list[int]] = {
+        "vpm.embeddings.patch_embedding.weight": [V, 3, 14, 14], "vpm.embeddings.patch_embedding.bias": [V],
+        "vpm.embeddings.position_embedding.weight": [4900, V],
+        "vpm.post_layernorm.weight": [V], "vpm.post_layernorm.bias": [V]}
+    for i in range(26):
+        p = f"vpm.encoder.layers.{i}."
+        for n in ("k_proj", "v_proj", "q_proj", "out_proj"):
+            sd |= {p + f"self_attn.{n}.weight": [V, V], p + f"self_attn.{n}.bias": [V]}
+        for n in ("layer_norm1", "layer_norm2"):
+            sd |= {p + f"{n}.weight": [V], p + f"{n}.bias": [V]}
+        sd |= {p + "mlp.fc1.weight": [4304, V], p + "mlp.fc1.bias": [4304], p + "mlp.fc2.weight": [V, 4304],
+               p + "mlp.fc2.bias": [V]}
+    sd |= {"resampler.query": [64, 4096], "resampler.kv_proj.weight": [4096, V], "resampler.proj": [4096, 4096],
+           "resampler.attn.in_proj_weight": [3 * 4096, 4096], "resampler.attn.in_proj_bias": [3 * 4096],
+           "resampler.attn.out_proj.weight": [4096, 4096], "resampler.attn.out_proj.bias": [4096]}
+    for n in ("ln_q", "ln_kv", "ln_post"):
+        sd |= {f"resampler.{n}.weight": [4096], f"resampler.{n}.bias": [4096]}
+    T, C = 768, 6562
+    sd |= {"tts.emb_text.weight": [text_rows, T], "tts.emb_code.0.weight": [C, T], "tts.model.norm.weight": [T],
+           "tts.head_code.0.parametrizations.weight.original0": [C, 1],
+           "tts.head_code.0.parametrizations.weight.original1": [C, T], "tts.model.embed_tokens.weight": [32000, T]}
+    for n in ("projector_spk", "projector_semantic"):
+        sd |= {f"tts.{n}.linear1.weight": [T, 4096], f"tts.{n}.linear1.bias": [T],
+               f"tts.{n}.linear2.weight": [T, T], f"tts.{n}.linear2.bias": [T]}
+    for i in range(20):
+        p = f"tts.model.layers.{i}."
+        sd |= {p + f"self_attn.{n}_proj.weight": [T, T] for n in "qkvo"}
+        sd |= {p + "mlp.gate_proj.weight": [3072, T], p + "mlp.up_proj.weight": [3072, T],
+               p + "mlp.down_proj.weight": [T, 3072], p + "input_layernorm.weight": [T],
+               p + "post_attention_layernorm.weight": [T]}
+    return sd
+
+
+def _vision_tts_keys(name: str) -> dict[str, torch.Tensor]:
+    """The vision tower, vision projector and speech decoder of config `name`, built on the meta
+    device as DuplexModel builds them (the LLM and audio parts are covered at tiny dims above)."""
+    from model.config import load_run_spec
+    from model.modeling import Projector, build_vision_encoder
+    from model.resampler import Resampler
+    from model.speech_decoder import build_speech_decoder
+
+    m = load_run_spec(name).model
+    with torch.device("meta"):
+        parts = {"vision": build_vision_encoder(m.vision),
+                 "vision_proj": Resampler(64, 4096, 32, 1152) if m.vision.projector == "resampler"
+                 else Projector(1152, 4096, 4096),
+                 "speech_decoder": build_speech_decoder(m.speech_decoder, 4096, 151_777)}
+    return {f"{p}.{k}": v for p, mod in parts.items() for k, v in mod.state_dict().items()}
+
+
+def test_venus_omni_9b_o45_fits_4_5s_vision_and_tts_and_venus_omni_9b_does_not():
+    """Every 4.5 vision / resampler / TTS tensor has a place of its shape, none of ours is missing."""
+    from model.minicpmo_weights import plan_load
+
+    ours = _vision_tts_keys("venus-omni-9b-o45")
+    assert ours["vision.embeddings.position_embedding.weight"].shape[0] == 32 * 32    # 448 px frames
+    shapes = _o45_shapes_vision_tts(ours["speech_decoder.emb_text.weight"].shape[0])
+    targets, rep = plan_load(ours, shapes, "4.5", shapes)
+    assert len(targets) + len(rep.unused) == len(shapes) and not rep.skipped
+    assert sorted(rep.unused) == sorted(k for k in shapes if k.startswith(("tts.model.embed_tokens", "tts.projector_spk")))
+    assert set(rep.kept_init) == {k for k in ours if k.startswith("vision.head.")}
+    # venus-omni-9b (384 px, 27 layers, pooled grid + MLP, our own decoder): the first gap is named
+    with pytest.raises(CheckpointError, match="vision.encoder.layers.26"):
+        plan_load(_vision_tts_keys("venus-omni-9b"), shapes, "4.5", shapes)
