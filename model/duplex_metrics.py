@@ -26,6 +26,20 @@ Groups (keys of the report):
 - delegate: each gold delegate unit is routed when the model emits a delegate within
   DELEGATE_TOLERANCE units of it (each model delegate matches one gold one); `routing_rate` =
   routed / gold, `precision` = routed / emitted.
+- relay (a gold relay start j, label relay, of the backend result readable from unit r, the latest
+  backend_result at or before j). The model starts a turn at unit k when it speaks after listening,
+  or ends a turn there (turn_eos) and goes on speaking (the gold labels such a start at its
+  turn_eos unit too). Its first start in [a, h] is its relay; a = r, or the unit after the gold's
+  previous turn start if later (a reply the gold gives first is not the relay); h = the unit before
+  the next user speech onset after j (or the last unit). `relay_rate` = share of relays with a
+  result before them (`scored`) whose model relay comes at a natural pause (a unit without user
+  speech), `started_over_user` = how many came while the user was heard, `latency_mean` = mean
+  units from r to a relay at a pause (`gold_latency_mean` = mean of j - r).
+- proactive (a gold unprompted start p, label proactive, after the cue readable from unit c, the
+  latest timer_fired or visual_event at or before p): `proactive_rate` = share where the model
+  starts a turn in [a, p + PROACTIVE_SLACK] (a as for relay, from c; and before the next user
+  speech onset), `latency_mean` = mean units from c to that start (`gold_latency_mean` = mean of
+  p - c); `timer_cues` / `visual_cues` count the scored cues.
 - units: `agreement` = share of units whose model decision equals the gold decision.
 """
 from __future__ import annotations
@@ -38,11 +52,16 @@ from schemas.vocab import OVERLAY_KINDS, Decision, EventKind, Label
 from schemas.windows import last_window_at, window_at
 
 DELEGATE_TOLERANCE = 1          # units a model delegate may lie before or after the gold one
+PROACTIVE_SLACK = 2             # units a model's unprompted start may come after the gold's
 STOP_LABELS = (Label.STOP_DISCARD, Label.STOP_REPAIR, Label.STOP_PARK)
 RESPONSE = "response"           # report group: reply to user speech (no contract name: not an event kind)
 UNITS = "units"                 # report group: per-unit decision agreement
+RELAY = Label.RELAY             # report group: a backend result relayed (the label of its start)
+PROACTIVE = Label.PROACTIVE     # report group: an unprompted start after a timer or visual cue
 GROUPS: tuple[str, ...] = (*OVERLAY_KINDS, EventKind.INTERRUPTION, EventKind.PAUSE, RESPONSE,
-                           EventKind.DELEGATE, UNITS)
+                           EventKind.DELEGATE, RELAY, PROACTIVE, UNITS)
+CUE_LABELS = {Label.TIMER_FIRED: "timer_cues", Label.VISUAL_EVENT: "visual_cues"}   # cue label -> count key
+START_LABELS = (Label.RESPOND, Label.RELAY, Label.PROACTIVE)   # the gold labels that start an assistant turn
 
 
 @dataclass(frozen=True)
@@ -152,6 +171,10 @@ def score(gold: Sequence[GoldUnit], events: Iterable[GoldEvent], model: Sequence
             r["responded"] += 1
             r["latency_sum"] += start - e
 
+    starts = _turn_starts(model)
+    _starts_after_cue(c[RELAY], gold, starts, user, Label.RELAY, (Label.BACKEND_RESULT,), natural_pause=True)
+    _starts_after_cue(c[PROACTIVE], gold, starts, user, Label.PROACTIVE, tuple(CUE_LABELS), natural_pause=False)
+
     d = c[EventKind.DELEGATE]
     want = [k for k in range(n) if gold[k].delegate]
     have = [k for k in range(n) if model[k].delegate]
@@ -172,6 +195,48 @@ def score(gold: Sequence[GoldUnit], events: Iterable[GoldEvent], model: Sequence
     u["model_speak"] += sum(ms)
     u["model_turn_eos"] += sum(m.turn_eos for m in model)
     return c
+
+
+def _turn_starts(model: Sequence[ModelUnit]) -> list[bool]:
+    """Per unit, whether the model's output there starts a turn: speak after listen, or a turn end
+    with speech going on into the next unit (the next turn starts in the window the last one ends,
+    as the gold labels a start in the unit of the previous turn's turn_eos)."""
+    n = len(model)
+    ms = [_speak(u.decision) for u in model]
+    return [ms[k] and (k == 0 or not ms[k - 1] or (model[k].turn_eos and k + 1 < n and ms[k + 1])) for k in range(n)]
+
+
+def _starts_after_cue(t: Counter, gold: Sequence[GoldUnit], starts: list[bool], user: list[bool],
+                      start_label: str, cue_labels: tuple[str, ...], natural_pause: bool) -> None:
+    """Counts for gold starts labelled `start_label`, each after the latest cue unit at or before it
+    (relay: backend_result; proactive: timer_fired / visual_event); see the module docstring."""
+    n = len(gold)
+    onsets = [k for k in range(n) if user[k] and (k == 0 or not user[k - 1])]
+    gold_starts = [k for k in range(n) if any(lab in gold[k].labels for lab in START_LABELS)]
+    for j in range(n):
+        if start_label not in gold[j].labels:
+            continue
+        t["events"] += 1
+        c = max((k for k in range(j + 1) if any(lab in gold[k].labels for lab in cue_labels)), default=None)
+        if c is None:
+            continue                          # nothing readable before it to answer
+        # from the cue, or after the gold's previous turn start if later (a reply it gives first is
+        # not this start); up to the next user onset (relay) or PROACTIVE_SLACK units after the gold
+        a = max(c, 1 + max((k for k in gold_starts if k < j), default=-1))
+        nxt = next((k for k in onsets if k > j), n)
+        last = nxt - 1 if natural_pause else min(nxt - 1, j + PROACTIVE_SLACK)
+        t["scored"] += 1
+        t["gold_latency_sum"] += j - c
+        if not natural_pause:
+            t[next(CUE_LABELS[lab] for lab in CUE_LABELS if lab in gold[c].labels)] += 1
+        first = next((k for k in range(a, last + 1) if starts[k]), None)
+        if first is None:
+            continue
+        if natural_pause and user[first]:
+            t["started_over_user"] += 1       # it started, but while the user was heard: not at a pause
+        else:
+            t["started"] += 1
+            t["latency_sum"] += first - c
 
 
 def merge(into: dict[str, Counter], more: dict[str, Counter]) -> dict[str, Counter]:
@@ -214,6 +279,19 @@ def summarize(c: dict[str, Counter]) -> dict[str, dict[str, Any]]:
                                    "routing_rate": _rate(t["routed"], t["gold"]),
                                    "precision": _rate(t["routed"], t["emitted"]),
                                    "offset_mean": _rate(t["offset_sum"], t["routed"])}
+    t = c.get(RELAY, Counter())
+    if t["events"]:
+        out[RELAY] = {"events": t["events"], "scored": t["scored"], "relay_rate": _rate(t["started"], t["scored"]),
+                      "latency_mean": _rate(t["latency_sum"], t["started"]),
+                      "gold_latency_mean": _rate(t["gold_latency_sum"], t["scored"]),
+                      "started_over_user": t["started_over_user"]}
+    t = c.get(PROACTIVE, Counter())
+    if t["events"]:
+        out[PROACTIVE] = {"events": t["events"], "scored": t["scored"],
+                          "proactive_rate": _rate(t["started"], t["scored"]),
+                          "latency_mean": _rate(t["latency_sum"], t["started"]),
+                          "gold_latency_mean": _rate(t["gold_latency_sum"], t["scored"]),
+                          **{k: t[k] for k in CUE_LABELS.values()}}
     t = c.get(UNITS, Counter())
     if t["units"]:
         out[UNITS] = {"units": t["units"], "agreement": t["agree"] / t["units"],

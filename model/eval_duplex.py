@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import torch
 
 from model.dataset import DataError, Item, TrainSplit
-from model.duplex_metrics import GROUPS, RESPONSE, UNITS, gold_from_row, merge, score, summarize
+from model.duplex_metrics import GROUPS, PROACTIVE, RELAY, RESPONSE, UNITS, gold_from_row, merge, score, summarize
 from model.duplex_runtime import DuplexRuntime
 from model.eval_decisions import emit_report, load_model, resolve_checkpoint, val_split
 from model.protocol import LISTEN, SPEAK, UNIT, ProtocolVocab
@@ -187,6 +187,9 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     (RESPONSE, "response_rate", "reply"),
     (RESPONSE, "latency_mean", "reply lat"),
     (EventKind.DELEGATE, "routing_rate", "deleg route"),
+    (RELAY, "relay_rate", "relay"),
+    (RELAY, "latency_mean", "relay lat"),
+    (PROACTIVE, "proactive_rate", "proactive"),
     (UNITS, "agreement", "agree"),
 )
 assert {g for g, _, _ in COLUMNS} <= set(GROUPS)

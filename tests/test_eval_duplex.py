@@ -12,8 +12,8 @@ import pytest
 
 from jobs.cli import main as cli
 from model.config import CONFIG_DIR
-from model.duplex_metrics import (GoldEvent, GoldUnit, ModelUnit, RESPONSE, UNITS, gold_from_row, merge, score,
-                                  summarize)
+from model.duplex_metrics import (PROACTIVE, RELAY, GoldEvent, GoldUnit, ModelUnit, RESPONSE, UNITS, gold_from_row,
+                                  merge, score, summarize)
 from schemas.vocab import OVERLAY_KINDS, Decision, EventKind, Label
 from tests.generated import export_dataset
 
@@ -39,8 +39,8 @@ def _units(pattern: str, labels: dict[int, tuple[str, ...]] | None = None, deleg
     return [GoldUnit(S if c == "S" else L, frozenset(labels.get(k, ())), k in delegates) for k, c in enumerate(pattern)]
 
 
-def _model(pattern: str, delegates: tuple[int, ...] = ()) -> list[ModelUnit]:
-    return [ModelUnit(S if c == "S" else L, delegate=k in delegates) for k, c in enumerate(pattern)]
+def _model(pattern: str, delegates: tuple[int, ...] = (), eos: tuple[int, ...] = ()) -> list[ModelUnit]:
+    return [ModelUnit(S if c == "S" else L, delegate=k in delegates, turn_eos=k in eos) for k, c in enumerate(pattern)]
 
 
 def _user(*ks: int) -> dict[int, tuple[str, ...]]:
@@ -117,6 +117,42 @@ def test_delegation_routed_and_one_missed():
     assert (one["routed"], one["routing_rate"], one["offset_mean"]) == (1, 0.5, 1.0)
 
 
+def test_a_relay_at_a_pause_and_one_started_over_the_user():
+    # result 1 readable at unit 5 while the user speaks (5-6), gold relays at 8; result 2 at 11, the
+    # user speaks at 12, gold relays at 14
+    labels = {**_user(0, 1, 5, 6, 12), 2: (Label.RESPOND,)}
+    labels[5] = (Label.USER_SPEECH, Label.BACKEND_RESULT)
+    labels |= {8: (Label.RELAY,), 11: (Label.BACKEND_RESULT,), 14: (Label.RELAY,)}
+    gold = _units("..SS....SS....SS", labels)
+    rep = summarize(score(gold, [], _model("..SS...SS...SS..")))
+    # relay 1: the model's first start after 5 is 7, the user silent there: 2 units from the result;
+    # relay 2: its first start after 11 is 12, while the user is heard: not a relay at a pause
+    assert rep[RELAY] == {"events": 2, "scored": 2, "relay_rate": 0.5, "latency_mean": 2.0, "gold_latency_mean": 3.0,
+                          "started_over_user": 1}
+    # a relay straight after the holding reply (result at 2; the reply ends and the relay starts in
+    # window 4): the model that ends its turn at 3 and speaks on relays 1 unit after the result; one
+    # that talks straight through without a turn end does not relay
+    gold = _units(".SSSS.", {1: (Label.RESPOND,), 2: (Label.BACKEND_RESULT,), 3: (Label.RELAY, Label.TURN_EOS)})
+    on = summarize(score(gold, [], _model(".SSSS.", eos=(3, 4))))[RELAY]
+    assert on == {"events": 1, "scored": 1, "relay_rate": 1.0, "latency_mean": 1.0, "gold_latency_mean": 1.0,
+                  "started_over_user": 0}
+    through = summarize(score(gold, [], _model(".SSSS.", eos=(4,))))[RELAY]
+    assert (through["relay_rate"], through["latency_mean"]) == (0.0, None)
+
+
+def test_proactive_after_a_timer_and_a_visual_cue_missed_before_the_user_speaks():
+    # timer readable at 2, gold speaks unprompted at 3; a visual change in frame 7, gold speaks at 7;
+    # the user speaks at 9
+    labels = {2: (Label.TIMER_FIRED,), 3: (Label.PROACTIVE,), 7: (Label.VISUAL_EVENT, Label.PROACTIVE),
+              **_user(9)}
+    gold = _units("...SS..SS...", labels)
+    rep = summarize(score(gold, [], _model(".....S...S..")))
+    # the timer: the model starts at 5, within 3 + 2 units: 3 units after the cue; the visual cue:
+    # its window closes at 8, before the user's onset at 9, and the model's start at 9 is too late
+    assert rep[PROACTIVE] == {"events": 2, "scored": 2, "proactive_rate": 0.5, "latency_mean": 3.0,
+                              "gold_latency_mean": 0.5, "timer_cues": 1, "visual_cues": 1}
+
+
 def test_families_add_up_and_lengths_must_match():
     a = score(_units("..SSSSSS.."), [GoldEvent(EventKind.BACKCHANNEL, 3, 3)], _model("..SSSSSS.."))
     b = score(_units("..SS.."), [GoldEvent(EventKind.BACKCHANNEL, 2, 3)], _model("..S..."))
@@ -158,6 +194,21 @@ def test_gold_events_lie_where_the_pipeline_labels_them(data):
     assert seen[EventKind.BACKCHANNEL] and seen[EventKind.INTERRUPTION]
 
 
+def test_the_gold_scored_as_the_model_relays_every_result_it_relays(data):
+    """On the pipeline's rows (delegation relays results, some heard while the user talks), the gold
+    played back as the model relays each scored result at a pause, at exactly its own latency."""
+    seen = 0
+    for r in _source_rows(data, "train") + _source_rows(data, "val"):
+        gold, events = gold_from_row(r["units"], r["events"], r["unit_s"], r["sample_rate"])
+        played = [ModelUnit(u.decision, u.delegate, turn_eos=Label.TURN_EOS in u.labels) for u in gold]
+        rep = summarize(score(gold, events, played))
+        if RELAY in rep and rep[RELAY]["scored"]:
+            seen += rep[RELAY]["scored"]
+            assert rep[RELAY]["relay_rate"] == 1.0 and rep[RELAY]["started_over_user"] == 0
+            assert rep[RELAY]["latency_mean"] == rep[RELAY]["gold_latency_mean"] >= 1
+    assert seen
+
+
 @pytest.fixture(scope="module")
 def ckpt(data, tmp_path_factory) -> Path:
     """venus-tiny trained 1 step: the checkpoint need not be good, only real."""
@@ -190,6 +241,8 @@ def test_eval_duplex_cli_counts_every_event_of_the_rows(data, ckpt, tmp_path, ca
         for kind in (*OVERLAY_KINDS, EventKind.INTERRUPTION, EventKind.PAUSE):
             assert got.get(kind, {}).get("events", 0) == kinds[kind], (fam, kind)
         assert got.get(EventKind.DELEGATE, {}).get("gold", 0) == kinds[EventKind.DELEGATE]
+        relays = sum(Label.RELAY in u["labels"] for r in fam_rows for u in r["units"])
+        assert got.get(RELAY, {}).get("events", 0) == relays
         assert got[UNITS]["units"] == sum(len(r["units"]) for r in fam_rows)
         gold_speak = sum(u["decision"] == S for r in fam_rows for u in r["units"])
         assert got[UNITS]["gold_speak_share"] * got[UNITS]["units"] == pytest.approx(gold_speak)

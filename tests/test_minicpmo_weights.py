@@ -467,6 +467,11 @@ def test_venus_omni_9b_o45_fits_4_5s_vision_and_tts_and_venus_omni_9b_does_not()
 
     ours = _vision_tts_keys("venus-omni-9b-o45")
     assert ours["vision.embeddings.position_embedding.weight"].shape[0] == 32 * 32    # 448 px frames
+    size = {p: sum(v.numel() for k, v in ours.items() if k.startswith(p + ".")) / 1e9
+            for p in ("vision", "vision_proj", "speech_decoder")}
+    # the parts of the parameter count the config states (tower + its unused head, resampler, decoder)
+    assert (round(size["vision"], 4), round(size["vision_proj"], 3), round(size["speech_decoder"], 3)) == \
+        (0.4133, 0.089, 0.319)
     shapes = _o45_shapes_vision_tts(ours["speech_decoder.emb_text.weight"].shape[0])
     targets, rep = plan_load(ours, shapes, "4.5", shapes)
     assert len(targets) + len(rep.unused) == len(shapes) and not rep.skipped
