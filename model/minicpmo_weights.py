@@ -42,7 +42,7 @@ What maps and what does not (shapes checked per tensor):
   head_code.0.parametrizations.weight.original0/1). Not read, by design (`UNUSED`):
   tts.model.embed_tokens (4.5 feeds its backbone inputs_embeds) and tts.projector_spk (its duplex
   path conditions on zero speaker rows). config.json's tts_config is checked for what shapes do not
-  show (`TTS_CHECKS`). With the venus backbone, `speech_decoder.*` keeps its own init or path.
+  show (`TTS_FIXED`, `TTS_FIELDS`). With the venus backbone, `speech_decoder.*` keeps its own init or path.
 - Components our model does not build (vision for an audio-only config) are skipped, not errors.
 """
 from __future__ import annotations
@@ -79,11 +79,14 @@ UNUSED: tuple[str, ...] = ("tts.model.embed_tokens.", "tts.projector_spk.")
 OURS_ONLY: tuple[str, ...] = ("vision.head.",)
 # 4.5's SigLIP position table, which a smaller square tower takes by NaViT bucketing.
 POS_TABLE = ("vpm.embeddings.position_embedding.weight", "vision.embeddings.position_embedding.weight")
-# tts_config fields (with MiniCPMTTSConfig's defaults) that change what the TTS weights mean
-# -> the value our decoder assumes, or the SpeechDecoderConfig field it must equal.
-TTS_CHECKS: tuple[tuple[str, object, object], ...] = (
+# tts_config fields that change what the TTS weights mean but not their shapes, with
+# MiniCPMTTSConfig's defaults: (field, default, the value our decoder computes with) ...
+TTS_FIXED: tuple[tuple[str, object, object], ...] = (
     ("backbone_model", "llama", "llama"), ("projector_type", "mlp", "mlp"), ("num_vq", 1, 1),
     ("condition_type", "llm_hidden", "hidden_text_merge"),
+)
+# ... and (field, default, the model.speech_decoder field it must equal).
+TTS_FIELDS: tuple[tuple[str, object, str], ...] = (
     ("normalize_projected_hidden", False, "normalize_projected_hidden"),
     ("text_eos_token_id", 21133, "text_eos_token_id"), ("audio_bos_token_id", 21132, "audio_bos_token_id"),
     ("num_attention_heads", 12, "num_heads"),
@@ -192,12 +195,12 @@ def _check_config(model: nn.Module, folder: Path, tts: bool) -> None:
         raise CheckpointError(f"{p}: audio_pool_step {step} but model.audio.pool is {cfg.audio.pool}")
     if tts:
         tc, dec = conf.get("tts_config") or {}, cfg.speech_decoder
-        for name, default, ours in TTS_CHECKS:
-            want = getattr(dec, ours) if isinstance(ours, str) and hasattr(dec, ours) else ours
+        checks = [(n, d, want, "") for n, d, want in TTS_FIXED]
+        checks += [(n, d, getattr(dec, f), f" (model.speech_decoder.{f})") for n, d, f in TTS_FIELDS]
+        for name, default, want, where in checks:
             if tc.get(name, default) != want:
                 raise CheckpointError(f"{p}: tts_config.{name} is {tc.get(name, default)!r} but the speech "
-                                      f"decoder needs {want!r}" + (f" (model.speech_decoder.{ours})"
-                                                                   if isinstance(ours, str) and hasattr(dec, ours) else ""))
+                                      f"decoder needs {want!r}{where}")
 
 
 def plan_load(ours: dict[str, torch.Tensor], keys: Iterable[str], where: Path | str,
