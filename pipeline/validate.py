@@ -24,6 +24,7 @@ import numpy as np
 from PIL import Image
 
 from generators.harness.format import has_protocol_leak
+from generators.scenes.bank import has_visual, visual_bank
 from generators.text_lint import lint_script
 from pipeline import acoustics as ac
 from pipeline.io import decode_audio
@@ -800,6 +801,40 @@ def _bare(word: str) -> str:
     return word.strip(".,!?;:'\"").lower().removesuffix("'s")
 
 
+def _object_names(v: RowView, labels: set[str]) -> dict[str, str]:
+    """Every name the row's language calls each scene label by (generators/banks/<lang>/visual.yaml
+    `words`), lowercased, to its label; a language without `words` names them by the label itself."""
+    bank = visual_bank(v.row.language) if has_visual(v.row.language) else None
+    return {n.lower(): label for label in labels for n in (bank.names(label) if bank is not None else (label,))}
+
+
+def _named(v: RowView, names: dict[str, str]) -> Iterator[tuple[Any, str]]:
+    """(word, label) for each assistant word that names a scene object. Space-separated languages match
+    whole words (a plural s dropped); unsegmented ones (Mandarin) match a name anywhere in a turn's
+    voiced text, credited to the word its first character is in."""
+    words = [w for w in v.row.words if w.role == Role.ASSISTANT]
+    if v.lang.word_separator:
+        for w in words:
+            said = _bare(w.word)
+            label = names.get(said) or names.get(said.removesuffix("s"))
+            if label is not None:
+                yield w, label
+        return
+    by_event: dict[str, list[Any]] = {}
+    for w in words:
+        by_event.setdefault(w.event_id, []).append(w)
+    for ws in by_event.values():
+        text, owner = "", []
+        for i, w in enumerate(ws):
+            text += w.word
+            owner += [i] * len(w.word)
+        for name, label in names.items():
+            at = text.find(name)
+            while at >= 0:
+                yield ws[owner[at]], label
+                at = text.find(name, at + 1)
+
+
 def omni_named_objects_shown(v: RowView) -> Iterator[str]:
     """The assistant never names an object no frame so far has shown: a word heard in window w names
     only labels some frame 0..w-1 has shown (words of unit k's output play in window k+1)."""
@@ -810,13 +845,10 @@ def omni_named_objects_shown(v: RowView) -> Iterator[str]:
         a = v.attrs[e.id]
         if a.change == VisualChange.APPEARS:
             shown[a.label] = min(shown.get(a.label, a.unit), a.unit)
-    labels = {o.label for o in v.scene.objects}
-    for w in v.row.words:
-        if w.role != Role.ASSISTANT:
-            continue
-        said, out_unit = _bare(w.word), v.W(w.start_s) - 1
-        label = said if said in labels else said.removesuffix("s") if said.removesuffix("s") in labels else None
-        if label is not None and shown.get(label, v.n) > out_unit:
+    names = _object_names(v, {o.label for o in v.scene.objects})
+    for w, label in _named(v, names):
+        out_unit = v.W(w.start_s) - 1
+        if shown.get(label, v.n) > out_unit:
             first = f"frame {shown[label]}" if label in shown else "no frame"
             yield f"{w.event_id} names the {label} at {w.start_s:.3f} s (output of unit {out_unit}); {first} shows it"
 

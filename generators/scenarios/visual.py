@@ -36,9 +36,9 @@ TEXT_CHANGE_PROB = 0.5  # a text flipping (a sign, a screen) rather than a state
 def _question(p: Planner, scene: Scene, obj: SceneObject) -> tuple[QA, dict[str, str], VisualChange]:
     """What to ask about `obj`: its text when it has some (mostly), else its colour."""
     bank = visual_bank(p.lang.code)
-    slots = {"label": obj.label, "place": scene.place, "colour": obj.colour}
+    slots = {"label": bank.label(obj.label), "place": bank.place(scene.place), "colour": bank.colour_name(obj.colour)}
     if obj.text is not None and p.rng.random() < 0.8:
-        return bank.text, {**slots, "text": obj.text}, VisualChange.TEXT_READABLE
+        return bank.text, {**slots, "text": bank.text_of(obj.text)}, VisualChange.TEXT_READABLE
     return bank.colour, slots, VisualChange.APPEARS
 
 
@@ -130,7 +130,8 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
 def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """"Tell me when the kettle boils": the assistant acknowledges, then speaks up unprompted in the
     window after the frame that first shows the change (a proactive visual trigger)."""
-    watch = visual_bank(p.lang.code).watch
+    bank = visual_bank(p.lang.code)
+    watch = bank.watch
     if p.videos is not None:
         return _plan_video_watch(p)
     scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_states=tuple(watch.states))
@@ -140,7 +141,7 @@ def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     targets = [s for s in state_targets(scene, obj) if s in watch.states]
     state = targets[int(p.rng.integers(len(targets)))]
     scene = with_state_change(scene, obj.id, int(p.rng.integers(*WATCH_AFTER)), state)
-    slots = {"label": obj.label, "when": watch.states[state].when, "now": watch.states[state].now}
+    slots = {"label": bank.label(obj.label), "when": watch.states[state].when, "now": watch.states[state].now}
     ack = p.assistant(render_rng(p.rng, watch.ack, slots))
     announce = p.assistant(render_rng(p.rng, watch.announce, slots), trigger=Trigger.VISUAL)
     turns = [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
@@ -198,7 +199,8 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
     kettle starts boiling). The assistant stops in the reaction window after that frame (the scene's
     `VisualCut`, placed by composition), says what changed, and says the rest of its answer again
     with the new fact, from the first sentence the user did not fully hear (DESIGN §2 rule 7)."""
-    lines = visual_bank(p.lang.code).change
+    bank = visual_bank(p.lang.code)
+    lines = bank.change
     if p.videos is not None:
         return _plan_video_change(p)
     early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
@@ -221,10 +223,11 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
         old, new, asked, change = lines.states[obj.state or ""], lines.states[state], VisualChange.APPEARS, \
             VisualChange.CHANGES_STATE
         ask = lines.ask.state
-    stale, repaired = _answer(p, obj.label, old, new)
-    question = p.user(render_rng(p.rng, ask, {"label": obj.label, "place": scene.place}))
+    label = bank.label(obj.label)
+    stale, repaired = _answer(p, label, old, new)
+    question = p.user(render_rng(p.rng, ask, {"label": label, "place": bank.place(scene.place)}))
     answer = p.assistant(p.lang.join(stale))
-    prefix = render_rng(p.rng, lines.repair, {"label": obj.label, "fact": new.fact})
+    prefix = render_rng(p.rng, lines.repair, {"label": label, "fact": new.fact})
     repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(repaired)),
                          trigger=Trigger.VISUAL_CHANGE)
     cut = VisualCut(turn=answer.id, object=obj.id, change=change,

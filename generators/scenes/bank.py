@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from generators.banks.engine import render_rng
 from generators.banks.loader import BANKS_DIR
+from generators.scenes.catalog import catalog
 from generators.text_lint import LINTS
 from schemas.language import language as language_of
 
@@ -85,11 +86,39 @@ class ChangeLines(_Strict):
     texts: dict[str, TextFact] = Field(min_length=1)
 
 
+class Words(_Strict):
+    """How a language says the catalogue's words (scenes.yaml keeps one English word per label, colour,
+    place and text: what the frames and the events name). A language without it says them as they are."""
+
+    labels: dict[str, tuple[str, ...]]   # per label: the name replies use first, then other names for it
+    colours: dict[str, str]
+    places: dict[str, str]
+    texts: dict[str, str]
+
+
 class VisualBank(_Strict):
     colour: QA
     text: QA
     watch: Watch
     change: ChangeLines
+    words: Words | None = None
+
+    def label(self, label: str) -> str:
+        return self.words.labels[label][0] if self.words is not None else label
+
+    def names(self, label: str) -> tuple[str, ...]:
+        """Every name a reply may call the object by (what validate looks for)."""
+        return self.words.labels[label] if self.words is not None else (label,)
+
+    def colour_name(self, colour: str) -> str:
+        return self.words.colours[colour] if self.words is not None else colour
+
+    def place(self, place: str) -> str:
+        return self.words.places[place] if self.words is not None else place
+
+    def text_of(self, text: str) -> str:
+        """How a reply reads out what the frame prints."""
+        return self.words.texts[text] if self.words is not None else text
 
 
 def _lint_template(where: str, template: str, slots: dict[str, str], language: str) -> None:
@@ -127,7 +156,35 @@ def read_visual_bank(path: Path, language: str) -> VisualBank:
     for state, ph in bank.watch.states.items():
         _lint_template(f"{path.name}: watch.states.{state}", f"{ph.when} {ph.now}", {}, language)
     _check_change(path.name, bank.change, language)
+    if bank.words is not None:
+        _check_words(path.name, bank.words, language)
     return bank
+
+
+def _check_words(name: str, words: Words, language: str) -> None:
+    """`words` says every label, colour, place and text the catalogue has, each linted, and no two
+    labels of a scene kind share a name (validate could not tell which one a reply named)."""
+    cat = catalog()
+    wanted = {"labels": {o.label for k in cat.kinds.values() for o in k.objects},
+              "colours": set(cat.colours), "places": {k.place for k in cat.kinds.values()},
+              "texts": {t for k in cat.kinds.values() for o in k.objects for t in o.texts}}
+    for section, keys in wanted.items():
+        have = getattr(words, section)
+        missing = sorted(keys - set(have))
+        if missing:
+            raise VisualBankError(f"{name}: words.{section} has no entry for {missing[0]!r} (scenes.yaml has it)")
+        for key, said in have.items():
+            for text in (said if isinstance(said, tuple) else (said,)):
+                if not text:
+                    raise VisualBankError(f"{name}: words.{section}.{key} is empty")
+                _lint_template(f"{name}: words.{section}.{key}", text, {}, language)
+    for kind, spec in cat.kinds.items():
+        seen: dict[str, str] = {}
+        for o in spec.objects:
+            for n in words.labels[o.label]:
+                if n in seen and seen[n] != o.label:
+                    raise VisualBankError(f"{name}: words.labels: {o.label} and {seen[n]} ({kind}) are both called {n!r}")
+                seen[n] = o.label
 
 
 def _check_change(name: str, ch: ChangeLines, language: str) -> None:
