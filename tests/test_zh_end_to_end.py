@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from generators import text_bank as tb
-from generators.registry import (DELEGATION_FAMILIES, families_for, plan_script, plan_trajectory, scenario_for,
+from generators.registry import (DELEGATION_FAMILIES, VISUAL_FAMILIES, families_for, plan_script, plan_trajectory, scenario_for,
                                  trajectory_seed)
 from jobs.cli import main
 from jobs.shards import check_languages
@@ -50,8 +50,8 @@ def _generate(out: Path, *args: str) -> int:
 
 
 def test_families_zh_runs() -> None:
-    assert set(families_for("zh")) == set(RunConfig().scenarios) | {"conversation"}
-    assert set(families_for("en")) == set(families_for("zh")) | {"visual_qa", "visual_watch", "visual_change"}   # visual: English only so far
+    assert set(families_for("zh")) == set(RunConfig().scenarios) | {"conversation"} | VISUAL_FAMILIES
+    assert set(families_for("en")) == set(families_for("zh"))   # the visual families included (zh/visual.yaml)
     assert DELEGATION_FAMILIES <= set(families_for("zh"))
     # web search has no zh content: with only that tool the delegation families are not for zh
     assert set(families_for("zh", ("search",))).isdisjoint(DELEGATION_FAMILIES)
