@@ -139,6 +139,9 @@ def run_consumer(args: argparse.Namespace) -> int:
         return 2
     if summary.skipped_line:
         print(summary.skipped_line, file=sys.stderr)
+    if summary.frames_dropped:
+        print(f"warning: --format {args.format} drops the frames of {summary.frames_dropped} Omni row(s): its "
+              "consumer reads audio and text only (README, Exports)", file=sys.stderr)
     if summary.failed:
         shown = "; ".join(f"{f['id']}: {f['error']}" for f in summary.failed[:3])
         more = len(summary.failed) - 3

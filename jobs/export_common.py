@@ -44,6 +44,10 @@ ASSISTANT_CHANNEL, USER_CHANNEL = 0, 1
 AUDIO_COLUMNS = {ASSISTANT_CHANNEL: "assistant_audio", USER_CHANNEL: "user_audio"}
 FAILED_NAME = "failed.json"
 MANIFEST_NAME = "manifest.json"
+# Omni rows' frames (one JPEG per unit) where a format has a place for them: a folder per session
+FRAMES_DIR = "frames"
+# what a writer's layout says when its consumer has no place for frames (export_cmd warns in one line)
+FRAMES_DROPPED = "frames_dropped_rows"
 _PROGRESS_EVERY = 8   # rows between progress-line updates
 
 
@@ -60,6 +64,20 @@ class LateFailure:
     index: int
     error: str
     duration_s: float
+
+
+def frame_names(n: int) -> list[str]:
+    """The file names of n frames in unit order: 000000.jpg, ... (frame k is input of unit k)."""
+    return [f"{k:06d}.jpg" for k in range(n)]
+
+
+def write_frames(folder: Path, frames: list[bytes] | None) -> None:
+    """An Omni row's frames as `folder`/000000.jpg, ..., the JPEG bytes as stored (no folder when none)."""
+    if not frames:
+        return
+    folder.mkdir(parents=True)
+    for name, blob in zip(frame_names(len(frames)), frames):
+        (folder / name).write_bytes(blob)
 
 
 def channel_of(role: str) -> int:
@@ -86,6 +104,7 @@ class ExportSummary:
     audio_s: float = 0.0
     elapsed_s: float = 0.0
     skipped_line: str = ""    # what --allow-incomplete left out of the source, "" when it is whole
+    frames_dropped: int = 0   # Omni rows whose frames the format has no place for (the writer's layout says)
 
     def as_json(self) -> dict[str, Any]:
         return {"out": str(self.out), "format": self.format, "rows": self.rows, "failed": len(self.failed),
@@ -194,6 +213,7 @@ def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writ
             summary.audio_s -= late.duration_s
         summary.failed.sort(key=lambda f: f["index"])
         layout = writer.close()
+        summary.frames_dropped = int(layout.get(FRAMES_DROPPED, 0))
         summary.elapsed_s = time.time() - t0
         _write_json(stage / FAILED_NAME, summary.failed)
         _write_json(stage / MANIFEST_NAME, _manifest(reader, summary, layout))

@@ -13,6 +13,10 @@ named by the kind of the overlap the clean twin leaves out (schemas/twins.py). A
 PCM at the row's rate (16 kHz by default, the benchmark's). `context_text` is what the user said
 before the overlap, `current_turn_text` the overlap's words, `timestamps` its window in input.wav.
 
+An Omni base row's frames (one JPEG per unit, input.wav's units) go in the sample's own folder,
+``OUT/{task}/{id}/frames/000000.jpg, ...``, and metadata.json says so (`"frames": {"dir", "files",
+"unit_s"}`); the benchmark's clients read only the audio and `timestamps`, a video-aware one finds them.
+
 A sample needs its clean twin, so only `twins: {kinds: [clean]}` rows become samples. A clean twin
 row is used as its base's clean_input (it is converted, but has no folder of its own). Every other
 row is a failed record saying why: no overlap, or no clean twin in the dataset; a base whose clean
@@ -27,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import USER_CHANNEL, LateFailure, RowFailed, safe_name, session_audio
+from jobs.export_common import (FRAMES_DIR, USER_CHANNEL, LateFailure, RowFailed, frame_names, safe_name,
+                                session_audio, write_frames)
 from schemas.twins import OVERLAP_KINDS, TwinKind, TwinSide, twin_meta
 from schemas.vocab import EventKind
 
@@ -50,6 +55,7 @@ class _Held:
     sr: int
     metadata: dict[str, Any] | None = None   # the base's (None for the clean twin)
     task: str = ""
+    frames: list[bytes] | None = None        # the base's frames (Omni), written beside its input.wav
 
 
 def sample_metadata(row: dict[str, Any], event_id: str) -> tuple[str, dict[str, Any]]:
@@ -92,6 +98,10 @@ class FdbWriter:
                      user=channels[USER_CHANNEL], sr=sr)
         if pair.side == TwinSide.BASE:
             held.task, held.metadata = sample_metadata(row, pair.event)
+            if row.get("frames"):
+                held.frames = list(row["frames"])
+                held.metadata["frames"] = {"dir": FRAMES_DIR, "files": frame_names(len(held.frames)),
+                                           "unit_s": float(row["unit_s"])}
             clean = self.cleans.pop(row["id"], None)
             if clean is None:
                 self.bases[pair.partner] = held
@@ -113,6 +123,7 @@ class FdbWriter:
         folder.mkdir(parents=True)
         for name, x in ((INPUT_NAME, base.user), (CLEAN_NAME, clean.user)):
             sf.write(folder / name, np.clip(x, -1.0, 1.0), base.sr, subtype="PCM_16", format="WAV")
+        write_frames(folder / FRAMES_DIR, base.frames)
         (folder / METADATA_NAME).write_text(json.dumps(base.metadata, ensure_ascii=False, indent=2), encoding="utf-8")
         self.samples[base.task] += 1
 

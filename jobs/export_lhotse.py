@@ -13,6 +13,10 @@ timings as `alignment["word"]` (lhotse `AlignmentItem`s, times from the start of
 `cut.custom` holds `scenario`, `language`, `seed`, `events` (every event, attrs parsed from their
 JSON) and `units` (the per-unit record of DESIGN §3), so the harness (delegate requests, backend
 results, timers) travels with the cut as data: no lhotse field carries it.
+An Omni row's frames are files, one JPEG per unit, in ``OUT/frames/<id>/000000.jpg, ...`` (the
+row's bytes); `cut.custom["frames"]` says where: `{"dir": "frames/<id>", "files": [...], "unit_s"}`,
+relative to OUT (lhotse's video support wants a video file and its own decoder; a frame per unit
+as the model reads it is what Omni training needs). The NeMo lines carry the same `frames_dir`.
 
 **NeMo.** NeMo reads manifest audio as single-channel, so each channel is its own file (the FLAC
 bytes of the row, copied). A line is one supervision: `audio_filepath` (relative to the manifest,
@@ -32,7 +36,9 @@ one channel, with the speaker roles the dataset selects by: `user` (its input ro
 turns, interruptions and backchannels), `agent` (its output role: the assistant's voiced turns);
 the people the user talks to and background talkers keep their own role, which the dataset leaves
 out of both text channels. `text` is the words actually voiced, `end` where the voicing stopped, so
-an interrupted turn's end-of-text lands at its cut. `custom` also carries the session record.
+an interrupted turn's end-of-text lands at its cut. `custom` also carries the session record, and
+an Omni row's frames as above (``OUT/frames/<id>/``: DuplexS2SDataset reads no video, a trainer
+extending it finds them there).
 """
 from __future__ import annotations
 
@@ -44,8 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, channel_of, new_name,
-                                session_audio, words_by_event)
+from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, FRAMES_DIR, USER_CHANNEL, RowFailed, channel_of,
+                                frame_names, new_name, session_audio, words_by_event, write_frames)
 from schemas.language import language
 from schemas.vocab import Role
 
@@ -131,6 +137,19 @@ def _custom(row: dict[str, Any]) -> dict[str, Any]:
             "unit_s": float(row["unit_s"]), "events": events, "units": row["units"]}
 
 
+def _frames_entry(name: str, row: dict[str, Any]) -> dict[str, Any]:
+    """The custom entry saying where an Omni row's frames are written ({} for an audio-only row)."""
+    if not row.get("frames"):
+        return {}
+    return {"frames": {"dir": f"{FRAMES_DIR}/{name}", "files": frame_names(len(row["frames"])),
+                       "unit_s": float(row["unit_s"])}}
+
+
+def _write_frames(root: Path, entry: dict[str, Any], row: dict[str, Any]) -> None:
+    if entry:
+        write_frames(root / entry["frames"]["dir"], row["frames"])
+
+
 class LhotseWriter:
     """Feeds lhotse's SharWriter one MultiCut per row and collects the NeMo manifest lines."""
 
@@ -152,14 +171,17 @@ class LhotseWriter:
         sups = supervisions(row, duration_s)
         cut = _stereo_recording(row["id"], channels, sr).to_cut()
         cut.supervisions = sups
-        cut.custom = _custom(row)
+        frames = _frames_entry(name, row)
+        cut.custom = {**_custom(row), **frames}
+        frames_at = frames["frames"]["dir"] if frames else None
         files = {ch: f"audio/{name}.{CHANNEL_FILES[ch]}.flac" for ch in CHANNEL_FILES}
         lines = [{"audio_filepath": files[s.channel], "offset": s.start, "duration": s.duration, "text": s.text,
                   "lang": s.language, "sampling_rate": sr, "speaker": s.speaker, "channel": s.channel,
                   "session_id": row["id"], "turn_id": s.custom["event_id"], "kind": s.custom["kind"],
-                  "scenario": row["scenario"]} for s in sups]
+                  "scenario": row["scenario"], **({"frames_dir": frames_at} if frames_at else {})} for s in sups]
         self.shar.write(cut)     # past this point a failure is the export's, not the row's
         self.names.add(name)
+        _write_frames(self.root, frames, row)
         for ch, rel in files.items():
             (self.root / NEMO_DIR / rel).write_bytes(_flac_bytes(row[AUDIO_COLUMNS[ch]]["bytes"], channels[ch], sr))
         for line in lines:
@@ -194,11 +216,13 @@ class NemoS2SWriter:
                 for sup in supervisions(row, duration_s)]   # one channel: the cut is mono
         cut = _recording(row["id"], channels[USER_CHANNEL], sr).to_cut()
         cut.supervisions = sups
-        cut.custom = {**_custom(row),
+        frames = _frames_entry(name, row)
+        cut.custom = {**_custom(row), **frames,
                       NEMO_TARGET_AUDIO: _recording(f"{row['id']}.{CHANNEL_FILES[ASSISTANT_CHANNEL]}",
                                                          channels[ASSISTANT_CHANNEL], sr)}
         self.shar.write(cut)     # past this point a failure is the export's, not the row's
         self.names.add(name)
+        _write_frames(self.root, frames, row)
 
     def close(self) -> dict[str, Any]:
         self.shar.close()

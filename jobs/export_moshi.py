@@ -17,6 +17,10 @@ row's rate) resampled with soxr and written as 16-bit PCM.
 Harness events (delegate requests, backend results, timers) have no place in this layout: moshi
 hears only the two audio channels and writes only its own text, so a relayed result is in the
 assistant channel and its words, and the request and the result text are left out.
+
+Frames (Omni rows) have no place either: moshi-finetune trains on audio and text alone. They are
+left out, the manifest's layout counts the rows that had them (`frames_dropped_rows`) and the
+export says so in one warning line.
 """
 from __future__ import annotations
 
@@ -26,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import ASSISTANT_CHANNEL, USER_CHANNEL, RowFailed, new_name, session_audio, words_by_event
+from jobs.export_common import (ASSISTANT_CHANNEL, FRAMES_DROPPED, USER_CHANNEL, RowFailed, new_name, session_audio,
+                                words_by_event)
 from schemas.vocab import Role
 
 FORMAT = "duplexsynth-moshi-v1"
@@ -69,6 +74,7 @@ class MoshiWriter:
         (stage / AUDIO_DIR).mkdir()
         self.index: list[dict[str, Any]] = []
         self.names: set[str] = set()
+        self.frames_dropped = 0
 
     def add(self, row: dict[str, Any]) -> None:
         import soundfile as sf
@@ -84,10 +90,12 @@ class MoshiWriter:
             json.dumps({"alignments": align}, ensure_ascii=False), encoding="utf-8")
         self.names.add(name)
         self.index.append({"path": rel, "duration": len(stereo) / SAMPLE_RATE})
+        self.frames_dropped += bool(row.get("frames"))
 
     def close(self) -> dict[str, Any]:
         with open(self.root / INDEX_NAME, "w", encoding="utf-8") as f:
             for entry in self.index:
                 f.write(json.dumps(entry) + "\n")
         return {"index": INDEX_NAME, "audio_dir": AUDIO_DIR, "sample_rate": SAMPLE_RATE, "subtype": "PCM_16",
-                "speakers": dict(SPEAKERS), "main_speaker": SPEAKERS[Role.ASSISTANT]}
+                "speakers": dict(SPEAKERS), "main_speaker": SPEAKERS[Role.ASSISTANT],
+                FRAMES_DROPPED: self.frames_dropped}

@@ -205,7 +205,9 @@ def format_table(agg: dict[str, Any], clean: bool = True) -> str:
         f"overlap share of speech time     {100 * agg['overlap_share_of_speech']:.1f}% (human: 10-20% of spoken time)",
         f"backchannels per minute          {agg['backchannels_per_min']:.2f}",
         f"interruptions per minute         {agg['interruptions_per_min']:.2f}  by action: "
-        + (", ".join(f"{k} {v}" for k, v in agg["interruptions"].items()) or "none"),
+        + (", ".join(f"{k} {v}" for k, v in agg["interruptions"].items()) or "none")
+        + (f"  (+ {agg['omni']['visual_cuts']['n']} visual cuts: see visual (Omni))"
+           if agg["omni"]["rows"] and agg["omni"]["visual_cuts"]["n"] else ""),
         f"response latency user->assistant n={rl['n']}  p10 {fmt(rl['p10'])}  p50 {fmt(rl['p50'])}  "
         f"p90 {fmt(rl['p90'])}  mean {fmt(rl['mean'])} s  (human ~{HUMAN_RESPONSE_S} s; the unit clock forbids it: "
         "eot_s >= 0.2 plus the wait for the next window)",

@@ -26,7 +26,7 @@ from schemas.config import RunConfig, Scenario, TwinsConfig
 from schemas.trajectory import TrajectoryRow
 from schemas.twins import TwinKind, TwinSide, twin_meta
 from tests.conftest import ToneTTS
-from tests.generated import write_dataset
+from tests.generated import with_frames, write_dataset
 from tests.generated import FAST_VOICES
 
 TASKS = {"interruption": "user_interruption", "backchannel": "user_backchannel", "other_directed": "talking_to_other",
@@ -114,3 +114,23 @@ def test_rows_without_a_clean_twin_are_failed_records(source, exported) -> None:
     manifest = json.loads((exported / "manifest.json").read_text())
     assert manifest["rows"] + manifest["failed"] == len(rows) and manifest["failed"] == len(failed)
     assert not list(exported.glob(f"*/{orphan}"))   # nothing of a failed sample is written
+
+
+def test_an_omni_base_rows_frames_go_in_its_sample_folder(source, tmp_path) -> None:
+    """The same pairs with frames on each base (one JPEG per unit): each sample folder holds them as
+    frames/000000.jpg, ... and metadata.json names them; the keys the benchmark reads are unchanged."""
+    _, rows, _, _ = source
+    with_jpegs = [with_frames(r) if (m := twin_meta(r.meta)) is not None and m.side == TwinSide.BASE else r
+                  for r in rows]
+    src = write_dataset(tmp_path / "src", with_jpegs, rows_per_shard=3)
+    out = tmp_path / "fdb"
+    assert cli(["export", str(src), "--format", "fdb", "--out", str(out)]) == 0
+    by_id = {r.id: r for r in with_jpegs}
+    metas = sorted(out.glob("*/*/metadata.json"))
+    assert metas
+    for path in metas:
+        meta, base = json.loads(path.read_text(encoding="utf-8")), by_id[path.parent.name]
+        assert set(meta) == {"context_text", "current_turn_text", "timestamps", "frames"}
+        assert meta["frames"]["dir"] == "frames" and meta["frames"]["unit_s"] == base.unit_s
+        got = [(path.parent / "frames" / name).read_bytes() for name in meta["frames"]["files"]]
+        assert got == base.frames and len(got) == len(base.units)
