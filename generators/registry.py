@@ -19,9 +19,9 @@ from generators.scenes.bank import has_visual
 from generators.scenes.video import VideoLibrary, pinned_library
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
-from schemas.config import (CORPUS_KIND, LLM_KIND, LLM_SHARD_THREADS, MAX_LLM_SHARD_THREADS, PROCEDURAL_KIND, SCENARIOS,
-                            VIDEO_KIND, ConfigError, HarnessConfig, RunConfig, Scenario, ScriptSourceConfig,
-                            TimingConfig, VoicesConfig)
+from schemas.config import (CORPUS_KIND, LLM_KIND, LLM_SHARD_THREADS, MAX_LLM_SHARD_THREADS, OMNI_SCENARIOS,
+                            PROCEDURAL_KIND, SCENARIOS, VIDEO_KIND, ConfigError, HarnessConfig, RunConfig, Scenario,
+                            ScriptSourceConfig, TimingConfig, VoicesConfig)
 from schemas.provenance import ProceduralProvenance
 from schemas.script import Script
 
@@ -46,6 +46,7 @@ PLANNERS: dict[str, PlanFn] = {
     Scenario.VISUAL_QA: visual.plan,
     Scenario.VISUAL_WATCH: visual.plan_watch,
     Scenario.VISUAL_CHANGE: visual.plan_change,
+    Scenario.VISUAL_INTERRUPTION: visual.plan_correct,
 }
 
 
@@ -54,7 +55,7 @@ DELEGATION_FAMILIES: frozenset[str] = frozenset({
     Scenario.DELEGATION, Scenario.DELEGATION_MULTI, Scenario.DELEGATION_CANCEL, Scenario.DELEGATION_REVISE,
     Scenario.DELEGATION_FAILURE})
 # Families that draw visual lines (generators/banks/<lang>/visual.yaml) and render frames.
-VISUAL_FAMILIES: frozenset[str] = frozenset({Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE})
+VISUAL_FAMILIES: frozenset[str] = frozenset(OMNI_SCENARIOS)
 # A stream of the trajectory seed of its own for the language draw, so the planner's draws stay as they were.
 _LANGUAGE_STREAM = 0x6C616E67
 # A stream of its own for the draw of a trajectory's script source in a mix (`script_sources`).

@@ -36,6 +36,7 @@ class Scenario(StrEnum):
     VISUAL_QA = "visual_qa"
     VISUAL_WATCH = "visual_watch"
     VISUAL_CHANGE = "visual_change"
+    VISUAL_INTERRUPTION = "visual_interruption"   # interruption_repair about the scene: "no, the other one"
 
 
 # Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
@@ -43,7 +44,8 @@ SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # The families a config without `scenarios` draws from. `conversation` (long multi-exchange
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
 # The Omni families (frames, visual events) are opt-in too: audio-only defaults stay audio-only.
-OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE)
+OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE,
+                                   Scenario.VISUAL_INTERRUPTION)
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION and s not in OMNI_SCENARIOS)
 
 

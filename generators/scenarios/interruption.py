@@ -7,7 +7,8 @@ from schemas.script import Continuation, Interruption, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
 
-def _cut_in(p: Planner, action: InterruptAction, text: str) -> Interruption:
+def cut_in(p: Planner, action: InterruptAction, text: str) -> Interruption:
+    """The user's cut-in: where in the answer it starts and its detection, fade and end-of-turn draws."""
     t = p.timing
     return Interruption(action=action, text=text, at_fraction=float(round(p.rng.uniform(0.15, 0.55), 4)),
                         detect_s=p.draw(t.detect_s), fade_s=p.draw(t.fade_s), eot_s=p.draw(t.eot_s))
@@ -17,7 +18,7 @@ def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Stop and discard: the user says stop; the assistant stops, acknowledges briefly, and listens."""
     ex = tb.draw_exchange(p.rng, lang=p.lang.code)
     answer = p.assistant(p.lang.join(ex.answer),
-                         interruption=_cut_in(p, InterruptAction.DISCARD,
+                         interruption=cut_in(p, InterruptAction.DISCARD,
                                               tb.draw_stop_request(p.rng, lang=p.lang.code)))
     turns = [p.user(ex.user_request), answer, p.assistant(tb.draw_discard_ack(p.rng, ex.domain, lang=p.lang.code))]
     if p.rng.random() < 0.5:
@@ -29,7 +30,7 @@ def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
 def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Repair: the user corrects a detail; the assistant regenerates only the unspoken part with it."""
     ex = tb.draw_exchange(p.rng, lang=p.lang.code)
-    answer = p.assistant(p.lang.join(ex.answer), interruption=_cut_in(p, InterruptAction.REPAIR, ex.correction))
+    answer = p.assistant(p.lang.join(ex.answer), interruption=cut_in(p, InterruptAction.REPAIR, ex.correction))
     repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=ex.repair_ack,
                                                          sentences=ex.repaired_from))
     return ex.domain, [p.user(ex.user_request), answer, repaired]
@@ -39,7 +40,7 @@ def plan_park(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Park and follow: a new request cuts in; the assistant serves it, then resumes the parked answer."""
     ex = tb.draw_exchange(p.rng, lang=p.lang.code)
     nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain, lang=p.lang.code)
-    answer = p.assistant(p.lang.join(ex.answer), interruption=_cut_in(p, InterruptAction.PARK, nxt.user_request))
+    answer = p.assistant(p.lang.join(ex.answer), interruption=cut_in(p, InterruptAction.PARK, nxt.user_request))
     follow = p.assistant(p.lang.join(nxt.answer[: int(p.rng.integers(2, 4))]))
     turns = [p.user(ex.user_request), answer, follow]
     if p.rng.random() < 0.7:

@@ -6,7 +6,9 @@ or what its text says (shown by the frame from which it is readable). Each answe
 asked object and states only its fact, and records which frame shows it (`VisualAsk`), so
 composition starts it no earlier than the window after that frame (DESIGN §6).
 `plan_watch` (visual_watch) and `plan_change` (visual_change) add a change to the scene: one the user
-asked to be told about, one that makes an answer stale while it is spoken.
+asked to be told about, one that makes an answer stale while it is spoken. `plan_correct`
+(visual_interruption) is interruption_repair about the scene: the user cuts in to say they meant
+another object, and the repair answers about that one.
 With a video scene source (`p.videos`), each family takes a segment of an annotated video instead
 (generators/scenes/video.py): the object asked about, its colour, text or state, and the frame that
 first shows it are the annotation's, and the segment start is drawn from the seed (for visual_change,
@@ -18,13 +20,14 @@ import numpy as np
 
 from generators.banks.engine import new_seed, render_rng
 from generators.common import Planner
+from generators.scenarios.interruption import cut_in
 from generators.scenes.bank import QA, Fact, visual_bank
 from generators.scenes.video import STALES, pick_change, pick_fact, pick_watch, segment_scene
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
                                        with_state_change, with_text_change)
 from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange, VisualCut
 from schemas.script import Continuation, ScriptTurn
-from schemas.vocab import Trigger
+from schemas.vocab import InterruptAction, Trigger
 
 EARLY_OBJECTS = 3   # objects that appear in the first frames: what questions may be about
 TWO_QUESTIONS_PROB = 0.7
@@ -263,4 +266,40 @@ def _plan_video_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
     asks = [VisualAsk(turn=answer.id, object=found.pick.obj.id, change=found.asked),
             VisualAsk(turn=repair.id, object=found.pick.obj.id, change=found.change)]
     p.scene = with_asks(scene, asks).model_copy(update={"cuts": (cut,)})
+    return f"visual_{scene.kind}", [question, answer, repair]
+
+
+def plan_correct(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """"What colour is the bowl?" ... "no, not the bowl, the jar": the user interrupts a visual answer to
+    say which object they meant; the assistant stops at the reaction window (interruption_repair),
+    says which one it now means and answers about it. Both objects are early ones in plain view, and
+    each answer records the frame that shows its fact, so the repair about the second object starts
+    no earlier than the window after that frame."""
+    bank = visual_bank(p.lang.code)
+    scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_text=p.rng.random() < 0.5)
+    early = [o for o in scene.objects if o.id in {f"o{i + 1}" for i in range(EARLY_OBJECTS)}]
+    pairs = [(a, b) for a in early for b in early if a is not b and _apart(a, b) and a.label != b.label]
+    if not pairs:   # the early objects overlap somewhere: ask about one of them, the other stays a distractor
+        pairs = [(a, b) for a in early for b in early if a is not b and a.label != b.label]
+    first, other = pairs[int(p.rng.integers(len(pairs)))]
+    by_text = first.text is not None and other.text is not None and p.rng.random() < 0.8
+    ask = bank.text.ask if by_text else bank.colour.ask
+    templates = bank.correct.answer.text if by_text else bank.correct.answer.colour
+    change = VisualChange.TEXT_READABLE if by_text else VisualChange.APPEARS
+
+    def slots(o: SceneObject) -> dict[str, str]:
+        return {"label": bank.label(o.label), "place": bank.place(scene.place), "colour": bank.colour_name(o.colour),
+                **({"text": bank.text_of(o.text)} if o.text is not None else {})}
+
+    seed = new_seed(p.rng)   # the same wording for both answers: only the object differs
+    wrong, right = (render_rng(np.random.default_rng(seed), templates, slots(o)) for o in (first, other))
+    said = p.lang.join([wrong])
+    correction = render_rng(p.rng, bank.correct.cut_in, {"label": bank.label(other.label), "old": bank.label(first.label)})
+    question = p.user(render_rng(p.rng, ask, slots(first)))
+    answer = p.assistant(said, interruption=cut_in(p, InterruptAction.REPAIR, correction))
+    prefix = render_rng(p.rng, bank.correct.repair, {"label": bank.label(other.label)})
+    repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=(right,)))
+    asks = [VisualAsk(turn=answer.id, object=first.id, change=change),
+            VisualAsk(turn=repair.id, object=other.id, change=change)]
+    p.scene = with_asks(keep_visible(scene, {first.id, other.id}), asks)
     return f"visual_{scene.kind}", [question, answer, repair]

@@ -86,6 +86,20 @@ class ChangeLines(_Strict):
     texts: dict[str, TextFact] = Field(min_length=1)
 
 
+class CorrectAnswer(_Strict):
+    colour: tuple[str, ...] = Field(min_length=2)
+    text: tuple[str, ...] = Field(min_length=2)
+
+
+class Correct(_Strict):
+    """visual_interruption: a one-sentence answer about the wrong object, the user's cut-in naming
+    the right one, and the repair's opening (then the answer again about the right one)."""
+
+    answer: CorrectAnswer
+    cut_in: tuple[str, ...] = Field(min_length=2)
+    repair: tuple[str, ...] = Field(min_length=2)
+
+
 class Words(_Strict):
     """How a language says the catalogue's words (scenes.yaml keeps one English word per label, colour,
     place and text: what the frames and the events name). A language without it says them as they are."""
@@ -101,6 +115,7 @@ class VisualBank(_Strict):
     text: QA
     watch: Watch
     change: ChangeLines
+    correct: Correct
     words: Words | None = None
 
     def label(self, label: str) -> str:
@@ -156,6 +171,7 @@ def read_visual_bank(path: Path, language: str) -> VisualBank:
     for state, ph in bank.watch.states.items():
         _lint_template(f"{path.name}: watch.states.{state}", f"{ph.when} {ph.now}", {}, language)
     _check_change(path.name, bank.change, language)
+    _check_correct(path.name, bank.correct, language)
     if bank.words is not None:
         _check_words(path.name, bank.words, language)
     return bank
@@ -213,6 +229,23 @@ def _check_change(name: str, ch: ChangeLines, language: str) -> None:
         for to in f.to:
             if to not in ch.texts or to == key:
                 raise VisualBankError(f"{name}: change.texts.{key}: flips to {to!r}, which has no phrases of its own")
+
+
+def _check_correct(name: str, co: Correct, language: str) -> None:
+    """visual_interruption lines: slots and lint; each answer is exactly one sentence element (the
+    repair re-says it whole, about the other object, wherever the cut fell)."""
+    lang = language_of(language)
+    for kind, slots in (("colour", SECTION_SLOTS["colour"]), ("text", SECTION_SLOTS["text"])):
+        for i, template in enumerate(getattr(co.answer, kind)):
+            where = f"{name}: correct.answer.{kind}[{i}]"
+            _lint_template(where, template, slots, language)
+            line = render_rng(np.random.default_rng(0), (template,), slots)
+            if len(lang.sentence_elements((line,))) != 1 or not lang.ends_sentence(lang.words(line)[-1]):
+                raise VisualBankError(f"{where}: {template!r} is not exactly one sentence")
+    for i, template in enumerate(co.cut_in):
+        _lint_template(f"{name}: correct.cut_in[{i}]", template, {"label": "jar", "old": "bowl"}, language)
+    for i, template in enumerate(co.repair):
+        _lint_template(f"{name}: correct.repair[{i}]", template, {"label": "jar"}, language)
 
 
 def has_visual(language: str) -> bool:

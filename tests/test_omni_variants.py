@@ -1,0 +1,68 @@
+"""Visual variants of the audio families, and how stats counts cuts a frame made.
+
+visual_interruption is interruption_repair about the scene: the user cuts in to say which object they
+meant, and the repair answers about that one, no earlier than the window after the frame showing it.
+Rows come from the real generator (tests/generated.py), validated clean before use.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from generators.scenes.bank import visual_bank
+from jobs.cli import main as cli
+from schemas.script import Script
+from tests.generated import attrs, write_dataset
+from tests.test_omni_validate import fact_of, fired, move_fact
+
+INTERRUPTION_ROW = ("visual_interruption", 1)
+CHANGE_ROW = ("visual_change", 3)
+
+
+def _turns(row):
+    return {e.id: e for e in row.events if e.kind == "assistant_turn"}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_the_user_cuts_in_to_name_another_object_and_the_repair_answers_about_it(generated, language):
+    row = generated.row(*INTERRUPTION_ROW, language=language)   # validated, the Omni rules included
+    script = Script.model_validate_json(row.script)
+    bank = visual_bank(language)
+    (cut,) = [e for e in row.events if e.kind == "interruption"]
+    assert attrs(cut)["action"] == "repair"
+    answer, repair = (_turns(row)[a.turn] for a in script.scene.asks)
+    first, other = ({o.id: o for o in script.scene.objects}[a.object] for a in script.scene.asks)
+    assert first.label != other.label and attrs(answer)["interrupted"] and not attrs(repair).get("interrupted")
+    assert bank.label(other.label) in cut.text                  # the user names the object they meant
+    assert bank.label(other.label) in repair.text and bank.label(first.label) not in repair.text
+    fact = fact_of(row, repair.id)                             # the frame that first shows the right object's fact
+    assert attrs(fact)["label"] == other.label and repair.start_s >= (attrs(fact)["unit"] + 1) * row.unit_s
+    assert cut.start_s < answer.end_s <= repair.start_s
+
+
+def test_a_repair_about_an_object_before_its_frame_fires_the_fact_rule(generated):
+    row = generated.row(*INTERRUPTION_ROW)
+    repair = [e for e in row.events if e.kind == "assistant_turn"][-1]
+    fact = fact_of(row, repair.id)
+    move_fact(row, fact, int(repair.start_s // row.unit_s))   # the object shows only in the repair's own window
+    assert fired(row) == {"omni_fact_after_frame"}
+
+
+def test_stats_counts_visual_cuts_apart_from_interruptions(generated, tmp_path, capsys):
+    rows = [generated.row(*CHANGE_ROW, row_id="s0-00000-0000000"),
+            generated.row(*INTERRUPTION_ROW, row_id="s0-00000-0000001")]
+    src = write_dataset(tmp_path / "src", rows)
+    assert cli(["stats", str(src), "--json", "--workers", "1"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    cut_by = [(r, e) for r in rows for e in r.events if e.kind == "assistant_turn" and attrs(e).get("cut_by")]
+    assert len(cut_by) == 1 and cut_by[0][0].scenario == "visual_change"
+    vis = rep["omni"]["visual_cuts"]
+    assert (vis["n"], vis["repairs"]) == (1, 1)
+    r, turn = cut_by[0]
+    frame = next(e for e in r.events if e.id == attrs(turn)["cut_by"])
+    assert vis["frame_to_cut_s_min"] == pytest.approx(attrs(turn)["cut_s"] - frame.start_s, abs=1e-5)
+    assert rep["interruptions"] == {"repair": 1}                 # the spoken cut-in only
+    assert cli(["stats", str(src), "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "(+ 1 visual cuts: see visual (Omni))" in text and "visual cuts (visual_change)      1 (" in text
