@@ -15,7 +15,7 @@ from generators.llm import FAMILIES as LLM_FAMILIES
 from generators.llm import CallGate, LLMFigures, LLMWriter, writer_for
 from generators.scenarios import (conversation, delegation, interruption, overlay, pause, proactive_timer,
                                   turn_taking, visual)
-from generators.scenes.bank import has_visual
+from generators.scenes.bank import has_visual, visual_bank
 from generators.scenes.video import VideoLibrary, pinned_library
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
@@ -47,6 +47,7 @@ PLANNERS: dict[str, PlanFn] = {
     Scenario.VISUAL_WATCH: visual.plan_watch,
     Scenario.VISUAL_CHANGE: visual.plan_change,
     Scenario.VISUAL_INTERRUPTION: visual.plan_correct,
+    Scenario.VISUAL_DELEGATION: visual.plan_lookup,
 }
 
 
@@ -67,6 +68,11 @@ def missing_content(scenario: str, language: str, tools: Iterable[str] | None = 
     bank, or (with `tools`, the harness tools a run enables) none of it is for those tools."""
     if scenario in VISUAL_FAMILIES and not has_visual(language):
         return f"the {language} text bank has no visual lines (visual.yaml)"
+    if scenario == Scenario.VISUAL_DELEGATION:
+        lookup = visual_bank(language).lookup
+        if lookup is None or not tb.has_delegation_spec(language, lookup.spec, tools):
+            return (f"the {language} text bank has no visual lookup (visual.yaml `lookup` and its delegated request)"
+                    + (f" for the tools enabled ({', '.join(tools)})" if tools is not None else ""))
     if scenario in DELEGATION_FAMILIES:
         if not tb.has_delegations(language):
             return f"the {language} text bank has no delegated requests"

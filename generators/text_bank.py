@@ -445,6 +445,18 @@ def draw_delegation(rng: np.random.Generator, domain: str | None = None, tools: 
     return _content(rng, d.draw_spec(rng, specs), lang=lang)
 
 
+def has_delegation_spec(lang: str, name: str, tools: Iterable[str] | None = None) -> bool:
+    """Whether a language's bank has the delegated request `name` (for one of `tools` when given)."""
+    spec = _text(lang).delegations.by_name.get(name)
+    return spec is not None and (tools is None or spec.tool in set(tools))
+
+
+def draw_delegation_of(rng: np.random.Generator, name: str, lang: str = "en") -> DelegationContent:
+    """The delegated request `name` (a spec of the bank), its slots drawn: for a planner that needs one
+    kind of request (visual_delegation reads a flight code off a ticket the camera shows)."""
+    return _content(rng, _text(lang).delegations.by_name[name], lang=lang)
+
+
 def _delegations(content: DelegationContent) -> Delegations:
     return _text(content.language).delegations
 

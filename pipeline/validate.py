@@ -749,7 +749,8 @@ def omni_frame_per_unit(v: RowView) -> Iterator[str]:
 
 
 def omni_fact_after_frame(v: RowView) -> Iterator[str]:
-    """A visual fact is spoken no earlier than window k+1 after frame k, the first that shows it."""
+    """A visual fact is spoken no earlier than window k+1 after frame k, the first that shows it, and a
+    request the stating turn delegates is issued by unit k or later (unit k is the first to read frame k)."""
     stated: set[str] = set()
     for e in v.kind(EventKind.VISUAL):
         a = v.attrs[e.id]
@@ -763,6 +764,11 @@ def omni_fact_after_frame(v: RowView) -> Iterator[str]:
             elif v.W(t.start_s) < a.unit + 1:
                 yield (f"{turn_id} starts in window {v.W(t.start_s)}, before window {a.unit + 1} after frame "
                        f"{a.unit}, the first showing {e.id}")
+            for d in v.kind(EventKind.DELEGATE):   # its request (visual_delegation: the code read off a ticket)
+                da = v.attrs[d.id]
+                if da.turn == turn_id and da.unit < a.unit:
+                    yield (f"{d.id}: {turn_id}'s request is issued by unit {da.unit}, before unit {a.unit} reads "
+                           f"frame {a.unit}, the first showing {e.id}")
     for ask in v.scene.asks if v.scene is not None else ():
         if ask.turn not in stated:
             yield f"{ask.turn} states a fact about {ask.object} that no visual event records"

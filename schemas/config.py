@@ -37,6 +37,7 @@ class Scenario(StrEnum):
     VISUAL_WATCH = "visual_watch"
     VISUAL_CHANGE = "visual_change"
     VISUAL_INTERRUPTION = "visual_interruption"   # interruption_repair about the scene: "no, the other one"
+    VISUAL_DELEGATION = "visual_delegation"       # a lookup about what the camera reads (a ticket's flight)
 
 
 # Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
@@ -45,7 +46,7 @@ SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
 # The Omni families (frames, visual events) are opt-in too: audio-only defaults stay audio-only.
 OMNI_SCENARIOS: tuple[str, ...] = (Scenario.VISUAL_QA, Scenario.VISUAL_WATCH, Scenario.VISUAL_CHANGE,
-                                   Scenario.VISUAL_INTERRUPTION)
+                                   Scenario.VISUAL_INTERRUPTION, Scenario.VISUAL_DELEGATION)
 DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario.CONVERSATION and s not in OMNI_SCENARIOS)
 
 

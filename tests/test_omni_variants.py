@@ -2,6 +2,8 @@
 
 visual_interruption is interruption_repair about the scene: the user cuts in to say which object they
 meant, and the repair answers about that one, no earlier than the window after the frame showing it.
+visual_delegation is delegation about the scene: the assistant reads a flight code off a ticket the
+camera shows, delegates its lookup (issued by a unit that has read that frame) and relays the result.
 Rows come from the real generator (tests/generated.py), validated clean before use.
 """
 from __future__ import annotations
@@ -11,7 +13,10 @@ import json
 import pytest
 
 from generators.scenes.bank import visual_bank
+from generators.registry import missing_content
 from jobs.cli import main as cli
+from pipeline.validate import validate_row
+from schemas.config import RunConfig
 from schemas.script import Script
 from tests.generated import attrs, write_dataset
 from tests.test_omni_validate import fact_of, fired, move_fact
@@ -66,3 +71,39 @@ def test_stats_counts_visual_cuts_apart_from_interruptions(generated, tmp_path, 
     assert cli(["stats", str(src), "--workers", "1"]) == 0
     text = capsys.readouterr().out
     assert "(+ 1 visual cuts: see visual (Omni))" in text and "visual cuts (visual_change)      1 (" in text
+
+
+DELEGATION_ROW = ("visual_delegation", 0)
+
+
+def test_the_assistant_reads_the_flight_code_off_the_ticket_and_delegates_the_lookup(generated):
+    row = generated.row(*DELEGATION_ROW)   # validated, the Omni and delegation rules included
+    script = Script.model_validate_json(row.script)
+    (ask,) = script.scene.asks
+    ticket = next(o for o in script.scene.objects if o.id == ask.object)
+    (d,) = [e for e in row.events if e.kind == "delegate"]
+    (backend,) = [e for e in row.events if e.kind == "backend"]
+    ack, relay = _turns(row)[ask.turn], _turns(row)[attrs(d)["relay_turn"]]
+    assert ticket.label == "ticket" and ticket.text in ack.text and ticket.text in d.text   # read off the frame
+    user = next(e for e in row.events if e.kind == "user_turn")
+    assert ticket.text not in user.text                                                  # the user never says it
+    fact = fact_of(row, ack.id)
+    assert attrs(fact)["change"] == "text_readable" and attrs(d)["turn"] == ack.id
+    assert attrs(d)["unit"] >= attrs(fact)["unit"] and ack.start_s >= (attrs(fact)["unit"] + 1) * row.unit_s
+    assert attrs(relay)["trigger"] == "backend" and relay.start_s >= backend.start_s
+
+
+def test_a_request_issued_before_the_frame_that_shows_its_code_fires_the_fact_rule(generated):
+    row = generated.row(*DELEGATION_ROW)
+    (d,) = [e for e in row.events if e.kind == "delegate"]
+    fact = fact_of(row, attrs(d)["turn"])
+    move_fact(row, fact, attrs(d)["unit"] + 1)   # the code becomes readable only after the request went out
+    bad = validate_row(row, expect_tokens=False, recompose=True)
+    assert {v.rule for v in bad} == {"omni_fact_after_frame"}
+    assert any(v.message.startswith(f"{d.id}: ") for v in bad)
+
+
+def test_visual_delegation_needs_a_lookup_section_and_its_request():
+    assert missing_content("visual_delegation", "en") == "" and "visual_delegation" not in RunConfig().scenarios
+    assert "visual lookup" in missing_content("visual_delegation", "zh")          # zh has no flight lookup
+    assert "tools enabled (weather)" in missing_content("visual_delegation", "en", ("weather",))

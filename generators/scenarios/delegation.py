@@ -13,7 +13,7 @@ from schemas.script import Delegation, ScriptTurn
 from schemas.vocab import TaskOutcome, TaskStatus, Trigger
 
 
-def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | None = None,
+def task_for(p: Planner, task_id: str, content: tb.DelegationContent, force: str | None = None,
           quantiles: tuple[float, float] = (0.0, 1.0), **links: str) -> tuple[Delegation, Execution]:
     ex = run_task(task_id, content.call, p.harness, p.rng, p.harness_state, force=force,  # type: ignore[arg-type]
                   quantiles=quantiles)
@@ -22,7 +22,7 @@ def _task(p: Planner, task_id: str, content: tb.DelegationContent, force: str | 
                       result=ex.text, status=ex.status, outcome=outcome, **links), ex
 
 
-def _act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution, ask: bool = True) -> ScriptTurn:
+def act_on(p: Planner, content: tb.DelegationContent, d: Delegation, ex: Execution, ask: bool = True) -> ScriptTurn:
     """The turn that relays a result, or explains a failure (fallback). ``ask=False`` where another
     result may be relayed right after it, unprompted: a closing offer ("Want me to retry it?") is then
     left out, as a question must leave the user room to answer (DESIGN §2 rule 7)."""
@@ -44,8 +44,8 @@ def _maybe_smalltalk(p: Planner, prob: float) -> list[ScriptTurn]:
 def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """One task: acknowledge now, maybe chat meanwhile, relay (or fall back) when the result is in."""
     c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
-    d, ex = _task(p, "t1", c)
-    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d), *_maybe_smalltalk(p, 0.6), _act_on(p, c, d, ex)]
+    d, ex = task_for(p, "t1", c)
+    turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d), *_maybe_smalltalk(p, 0.6), act_on(p, c, d, ex)]
     return c.domain, turns
 
 
@@ -74,12 +74,12 @@ def plan_multi(p: Planner) -> tuple[str, list[ScriptTurn]]:
     acts: list[ScriptTurn] = []
     for k, c in enumerate(contents, start=1):
         band = ((0.9, 0.999) if k == 1 else (0.0, 0.5)) if overtake else (0.0, 1.0)
-        d, ex = _task(p, f"t{k}", c, quantiles=band)
+        d, ex = task_for(p, f"t{k}", c, quantiles=band)
         if together:
             turns.append(p.assistant(c.ack, delegate=d, trigger=Trigger.USER if k == 1 else Trigger.FOLLOW))
         else:
             turns += [p.user(c.user_request), p.assistant(c.ack, delegate=d)]
-        acts.append(_act_on(p, c, d, ex, ask=False))   # results arrive in any order, one after another
+        acts.append(act_on(p, c, d, ex, ask=False))   # results arrive in any order, one after another
     return first.domain, turns + _maybe_smalltalk(p, 0.4) + acts
 
 
@@ -94,7 +94,7 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     # still out when the user changes their mind, and sometimes races the cancel
     c = tb.draw_delegation(p.rng, tools=_slow_tools(p), lang=p.lang.code)
     undo = tb.undo_content(c)
-    d, ex = _task(p, "t1", c, quantiles=(0.8, 0.999), force=TaskStatus.OK if undo is not None else None)
+    d, ex = task_for(p, "t1", c, quantiles=(0.8, 0.999), force=TaskStatus.OK if undo is not None else None)
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d), p.user(tb.cancel_request(p.rng, c))]
     later: list[ScriptTurn] = []   # placed by composition at the first pause after its result
     if undo is not None and ex.status == TaskStatus.OK:
@@ -119,7 +119,7 @@ def _undo(p: Planner, undo: tb.DelegationContent, booked: Delegation) -> tuple[S
     The harness serves a tool's requests in order, so the undo's result never comes before the
     original's: its latency is at least the original's, and it was issued later.
     """
-    d2, ex2 = _task(p, "t2", undo, force=TaskStatus.OK, supersedes=booked.task_id)
+    d2, ex2 = task_for(p, "t2", undo, force=TaskStatus.OK, supersedes=booked.task_id)
     if ex2.status != TaskStatus.OK:
         raise RuntimeError(f"the harness refused to undo {booked.args}: {ex2.text}")
     d2 = d2.model_copy(update={"latency_s": max(d2.latency_s, booked.latency_s)})
@@ -130,14 +130,14 @@ def _undo(p: Planner, undo: tb.DelegationContent, booked: Delegation) -> tuple[S
 def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user revises the request; the revised task supersedes the old one, whose result is dropped."""
     c = tb.draw_delegation(p.rng, tools=_slow_tools(p), revisable=True, lang=p.lang.code)
-    d1, _ = _task(p, "t1", c, quantiles=(0.8, 0.999))
+    d1, _ = task_for(p, "t1", c, quantiles=(0.8, 0.999))
     d1 = d1.model_copy(update={"outcome": TaskOutcome.SUPERSEDED})
     line, revised = tb.draw_revision(p.rng, c)
-    d2, ex2 = _task(p, "t2", revised, force=TaskStatus.OK, supersedes="t1")
+    d2, ex2 = task_for(p, "t2", revised, force=TaskStatus.OK, supersedes="t1")
     d2 = d2.model_copy(update={"outcome": TaskOutcome.REVISED})
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1),
              p.user(line), p.assistant(tb.revision_ack(p.rng, revised), delegate=d2),
-             *_maybe_smalltalk(p, 0.4), _act_on(p, revised, d2, ex2)]
+             *_maybe_smalltalk(p, 0.4), act_on(p, revised, d2, ex2)]
     return c.domain, turns
 
 
@@ -145,14 +145,14 @@ def plan_failure(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The tool fails (error or timeout): retry and relay, or fall back and say what went wrong."""
     c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
     mode = TaskStatus.TIMEOUT if p.rng.random() < 0.35 else TaskStatus.ERROR
-    d1, ex1 = _task(p, "t1", c, force=mode)
+    d1, ex1 = task_for(p, "t1", c, force=mode)
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1), *_maybe_smalltalk(p, 0.3)]
     if p.rng.random() < 0.55:
-        d2, ex2 = _task(p, "t2", c, retry_of="t1")
+        d2, ex2 = task_for(p, "t2", c, retry_of="t1")
         d1 = d1.model_copy(update={"outcome": TaskOutcome.RETRIED})
         turns[1] = turns[1].model_copy(update={"delegate": d1})
         turns += [p.assistant(tb.retry_line(p.rng, c, ex1), trigger=Trigger.BACKEND, ref="t1", delegate=d2),
-                  _act_on(p, c, d2, ex2)]
+                  act_on(p, c, d2, ex2)]
     else:
-        turns.append(_act_on(p, c, d1, ex1))
+        turns.append(act_on(p, c, d1, ex1))
     return c.domain, turns

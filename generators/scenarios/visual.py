@@ -8,7 +8,8 @@ composition starts it no earlier than the window after that frame (DESIGN §6).
 `plan_watch` (visual_watch) and `plan_change` (visual_change) add a change to the scene: one the user
 asked to be told about, one that makes an answer stale while it is spoken. `plan_correct`
 (visual_interruption) is interruption_repair about the scene: the user cuts in to say they meant
-another object, and the repair answers about that one.
+another object, and the repair answers about that one. `plan_lookup` (visual_delegation) is
+delegation about the scene: the assistant reads a flight code off a ticket and looks it up.
 With a video scene source (`p.videos`), each family takes a segment of an annotated video instead
 (generators/scenes/video.py): the object asked about, its colour, text or state, and the frame that
 first shows it are the annotation's, and the segment start is drawn from the seed (for visual_change,
@@ -20,12 +21,14 @@ import numpy as np
 
 from generators.banks.engine import new_seed, render_rng
 from generators.common import Planner
+from generators import text_bank as tb
+from generators.scenarios.delegation import act_on, task_for
 from generators.scenarios.interruption import cut_in
 from generators.scenes.bank import QA, Fact, visual_bank
 from generators.scenes.video import STALES, pick_change, pick_fact, pick_watch, segment_scene
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
-                                       with_state_change, with_text_change)
-from schemas.scene import Box, Scene, SceneObject, VisualAsk, VisualChange, VisualCut
+                                       with_prop, with_state_change, with_text_change)
+from schemas.scene import Box, Scene, SceneKind, SceneObject, VisualAsk, VisualChange, VisualCut
 from schemas.script import Continuation, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger
 
@@ -303,3 +306,22 @@ def plan_correct(p: Planner) -> tuple[str, list[ScriptTurn]]:
             VisualAsk(turn=repair.id, object=other.id, change=change)]
     p.scene = with_asks(keep_visible(scene, {first.id, other.id}), asks)
     return f"visual_{scene.kind}", [question, answer, repair]
+
+
+def plan_lookup(p: Planner) -> tuple[str, list[ScriptTurn]]:
+    """"Can you check the flight on this ticket?": the camera shows a ticket (a prop placed among a
+    desk's objects) whose code becomes readable in an early frame; the assistant reads the code in its
+    acknowledgement (so no earlier than the window after that frame), delegates the lookup to the
+    harness with it, and relays the result when it is in (the delegation family's relay)."""
+    bank = visual_bank(p.lang.code)
+    lookup = bank.lookup
+    assert lookup is not None   # missing_content refuses the family for a language without it
+    content = tb.draw_delegation_of(p.rng, lookup.spec, lang=p.lang.code)
+    code = str(content.slots[lookup.slot])
+    scene, ticket = with_prop(p.rng, draw_scene(p.rng, early=EARLY_OBJECTS, kind=SceneKind.DESK), lookup.prop, code)
+    d, ex = task_for(p, "t1", content)
+    ack = p.assistant(render_rng(p.rng, lookup.ack, {lookup.slot: code}), delegate=d)
+    turns = [p.user(render_rng(p.rng, lookup.ask, {})), ack, act_on(p, content, d, ex)]
+    p.scene = with_asks(keep_visible(scene, {ticket}), [VisualAsk(turn=ack.id, object=ticket,
+                                                                   change=VisualChange.TEXT_READABLE)])
+    return content.domain, turns

@@ -100,6 +100,17 @@ class Correct(_Strict):
     repair: tuple[str, ...] = Field(min_length=2)
 
 
+class Lookup(_Strict):
+    """visual_delegation: the user asks about what a prop shows (a flight on a ticket); the assistant
+    reads slot `slot` of the delegated request `spec` off the frame in its acknowledgement."""
+
+    spec: str
+    slot: str
+    prop: str
+    ask: tuple[str, ...] = Field(min_length=2)
+    ack: tuple[str, ...] = Field(min_length=2)
+
+
 class Words(_Strict):
     """How a language says the catalogue's words (scenes.yaml keeps one English word per label, colour,
     place and text: what the frames and the events name). A language without it says them as they are."""
@@ -116,6 +127,7 @@ class VisualBank(_Strict):
     watch: Watch
     change: ChangeLines
     correct: Correct
+    lookup: Lookup | None = None   # a language without it has no visual_delegation
     words: Words | None = None
 
     def label(self, label: str) -> str:
@@ -172,6 +184,8 @@ def read_visual_bank(path: Path, language: str) -> VisualBank:
         _lint_template(f"{path.name}: watch.states.{state}", f"{ph.when} {ph.now}", {}, language)
     _check_change(path.name, bank.change, language)
     _check_correct(path.name, bank.correct, language)
+    if bank.lookup is not None:
+        _check_lookup(path.name, bank.lookup, language)
     if bank.words is not None:
         _check_words(path.name, bank.words, language)
     return bank
@@ -246,6 +260,15 @@ def _check_correct(name: str, co: Correct, language: str) -> None:
         _lint_template(f"{name}: correct.cut_in[{i}]", template, {"label": "jar", "old": "bowl"}, language)
     for i, template in enumerate(co.repair):
         _lint_template(f"{name}: correct.repair[{i}]", template, {"label": "jar"}, language)
+
+
+def _check_lookup(name: str, lk: Lookup, language: str) -> None:
+    if lk.prop not in catalog().props:
+        raise VisualBankError(f"{name}: lookup.prop {lk.prop!r} is not one of scenes.yaml's props")
+    for part in ("ask", "ack"):
+        for i, template in enumerate(getattr(lk, part)):
+            _lint_template(f"{name}: lookup.{part}[{i}]", template, {lk.slot: "TP 2833"} if part == "ack" else {},
+                           language)
 
 
 def has_visual(language: str) -> bool:

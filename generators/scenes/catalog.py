@@ -68,6 +68,9 @@ class Catalog(_Strict):
     states: dict[str, RGB]
     render: RenderRanges
     kinds: dict[SceneKind, KindSpec]
+    # objects a planner puts in a scene on purpose, with a text it chooses (never drawn at random,
+    # so adding one changes no seed's scene): visual_delegation's ticket, showing a flight code
+    props: dict[str, ObjectSpec] = {}
 
     @model_validator(mode="after")
     def _references(self) -> "Catalog":
@@ -84,6 +87,9 @@ class Catalog(_Strict):
                 for s in o.states:
                     if s not in self.states:
                         raise ValueError(f"kinds.{kind}.{o.label}: state {s!r} is not in states")
+        for name, o in self.props.items():
+            if o.label != name or any(c not in self.colours for c in o.colours):
+                raise ValueError(f"props.{name}: its label must be its name and its colours in colours")
         return self
 
 

@@ -132,6 +132,35 @@ def draw_scene(rng: np.random.Generator, early: int = 1, kind: SceneKind | None 
     return Scene(kind=kind, place=spec.place, objects=tuple(objects[i] for i in depth), render=render)
 
 
+PROP_TRIES = 24   # draws of a prop's place before it settles for the least covered one
+
+
+def with_prop(rng: np.random.Generator, scene: Scene, name: str, text: str) -> tuple[Scene, str]:
+    """The scene plus the catalogue prop `name` showing `text` (a ticket with a flight code), appearing
+    in an early frame, readable a few frames later, standing clear of the other objects where it can;
+    (scene, the prop's object id)."""
+    cat = catalog()
+    spec = cat.props[name]
+    best: tuple[float, Box] | None = None
+    for _ in range(PROP_TRIES):
+        box = _box(rng, spec, scene.render.horizon, scene.kind)
+        covered = max((overlap(box, b) for o in scene.objects for b in (o.box, *(c.box for c in o.timeline if c.box))),
+                      default=0.0)
+        if best is None or covered < best[0]:
+            best = (covered, box)
+        if covered == 0.0:
+            break
+    assert best is not None
+    first = int(rng.integers(*EARLY_UNITS))
+    colour = str(_pick(rng, spec.colours))
+    oid = f"o{len(scene.objects) + 1}"
+    obj = SceneObject(id=oid, label=spec.label, colour=colour, rgb=cat.colours[colour], shape=spec.shape, box=best[1],
+                      text=text, timeline=(Change(unit=first, change=VisualChange.APPEARS),
+                                           Change(unit=first + int(rng.integers(*READABLE_AFTER)),
+                                                  change=VisualChange.TEXT_READABLE)))
+    return scene.model_copy(update={"objects": (*scene.objects, obj)}), oid
+
+
 def with_asks(scene: Scene, asks: list[VisualAsk]) -> Scene:
     """The scene with the facts its assistant turns state."""
     return scene.model_copy(update={"asks": tuple(asks)})
