@@ -187,9 +187,9 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     (RESPONSE, "response_rate", "reply"),
     (RESPONSE, "latency_mean", "reply lat"),
     (EventKind.DELEGATE, "routing_rate", "deleg route"),
-    (RELAY, "relay_rate", "relay"),
+    (RELAY, "relay_rate", "relays"),
     (RELAY, "latency_mean", "relay lat"),
-    (PROACTIVE, "proactive_rate", "proactive"),
+    (PROACTIVE, "proactive_rate", "unprompted"),
     (UNITS, "agreement", "agree"),
 )
 assert {g for g, _, _ in COLUMNS} <= set(GROUPS)

@@ -136,7 +136,7 @@ def _discard(p: Planner, d: Dialogue) -> list[ScriptTurn]:
     # interruption.plan_discard's shape: the user says stop, a short acknowledgement, the session ends
     _needs(d, Scenario.INTERRUPTION_DISCARD, MIN_CUT_SENTENCES)
     first = d.exchanges[0]
-    cut = interruption._cut_in(p, InterruptAction.DISCARD, tb.draw_stop_request(p.rng, lang=p.lang.code))
+    cut = interruption.cut_in(p, InterruptAction.DISCARD, tb.draw_stop_request(p.rng, lang=p.lang.code))
     return [p.user(first.user), p.assistant(p.lang.join(first.answer), interruption=cut),
             p.assistant(tb.draw_discard_ack(p.rng, "", lang=p.lang.code))]
 
@@ -148,7 +148,7 @@ def _park(p: Planner, d: Dialogue) -> list[ScriptTurn]:
     first = d.exchanges[0]
     nxt = tb.draw_followup(p.rng, exclude_domain="", lang=p.lang.code)
     answer = p.assistant(p.lang.join(first.answer),
-                         interruption=interruption._cut_in(p, InterruptAction.PARK, nxt.user_request))
+                         interruption=interruption.cut_in(p, InterruptAction.PARK, nxt.user_request))
     turns = [p.user(first.user), answer, p.assistant(p.lang.join(nxt.answer[: int(p.rng.integers(2, 4))]))]
     if p.rng.random() < RESUME_PROB:
         resume = Continuation(of_turn=answer.id, prefix=tb.draw_resume_phrase(p.rng, "", lang=p.lang.code),
@@ -168,16 +168,16 @@ def _delegation(p: Planner, d: Dialogue) -> list[ScriptTurn]:
     if not answer:
         raise CorpusRecordError("the first answer is only a question, which a relay cannot follow unprompted")
     c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
-    task, ex = delegation._task(p, "t1", c)
+    task, ex = delegation.task_for(p, "t1", c)
     return [p.user(c.user_request), p.assistant(c.ack, delegate=task), p.user(first.user),
-            p.assistant(p.lang.join(answer)), delegation._act_on(p, c, task, ex)]
+            p.assistant(p.lang.join(answer)), delegation.act_on(p, c, task, ex)]
 
 
 def _repair(p: Planner, d: Dialogue, r: ct.CorpusRepairReply) -> list[ScriptTurn]:
     # interruption.plan_repair's shape over the corpus answer, with the planners' own cut-in draw
     first = d.exchanges[0]
     answer = p.assistant(p.lang.join(first.answer),
-                         interruption=interruption._cut_in(p, InterruptAction.REPAIR, r.correction))
+                         interruption=interruption.cut_in(p, InterruptAction.REPAIR, r.correction))
     repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=r.repair_ack,
                                                          sentences=tuple(r.repaired)))
     return [p.user(first.user), answer, repaired]

@@ -140,7 +140,7 @@ def _check_discard(lang: Language, r: ct.DiscardReply, ctx: None) -> list[str]:
 
 def _build_discard(p: Planner, fields: Fields, r: ct.DiscardReply, ctx: None) -> tuple[str, list[ScriptTurn]]:
     # interruption.plan_discard's shape: cut, a short acknowledgement, maybe a new request
-    answer = p.assistant(p.lang.join(r.answer), interruption=interruption._cut_in(p, InterruptAction.DISCARD, r.stop))
+    answer = p.assistant(p.lang.join(r.answer), interruption=interruption.cut_in(p, InterruptAction.DISCARD, r.stop))
     turns = [p.user(r.user), answer, p.assistant(r.ack)]
     for e in r.followup:
         turns += [p.user(e.user), p.assistant(p.lang.join(e.assistant))]
@@ -174,7 +174,7 @@ def _check_park(lang: Language, r: ct.ParkReply, ctx: None) -> list[str]:
 def _build_park(p: Planner, fields: Fields, r: ct.ParkReply, ctx: None) -> tuple[str, list[ScriptTurn]]:
     # interruption.plan_park's shape: a new request cuts in, is served, and the parked answer resumes
     # from the first sentence the user did not hear (a Continuation, resolved at composition, rule 7)
-    answer = p.assistant(p.lang.join(r.answer), interruption=interruption._cut_in(p, InterruptAction.PARK, r.new_request))
+    answer = p.assistant(p.lang.join(r.answer), interruption=interruption.cut_in(p, InterruptAction.PARK, r.new_request))
     turns = [p.user(r.user), answer, p.assistant(p.lang.join(r.new_answer))]
     for prefix in r.resume_prefix:
         resume = Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(r.answer))
@@ -192,7 +192,7 @@ def _check_repair(lang: Language, r: ct.RepairReply, ctx: None) -> list[str]:
 
 def _build_repair(p: Planner, fields: Fields, r: ct.RepairReply, ctx: None) -> tuple[str, list[ScriptTurn]]:
     # interruption.plan_repair's shape, with the planners' own cut-in draw (onset fraction, detect, fade, eot)
-    cut = interruption._cut_in(p, InterruptAction.REPAIR, r.correction)
+    cut = interruption.cut_in(p, InterruptAction.REPAIR, r.correction)
     answer = p.assistant(p.lang.join(r.answer), interruption=cut)
     repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=r.repair_ack,
                                                          sentences=tuple(r.repaired)))
@@ -203,7 +203,7 @@ def _prepare_delegation(p: Planner, fields: Fields, rng: np.random.Generator) ->
     """The bank picks the request and its tool call and the harness really runs it (delegation.plan's
     draws), so the LLM phrases a real result: the relay is written from the result text alone."""
     c = tb.draw_delegation(p.rng, tools=p.tools, lang=p.lang.code)
-    d, ex = delegation._task(p, "t1", c)
+    d, ex = delegation.task_for(p, "t1", c)
     ok = d.outcome == TaskOutcome.RELAYED
     fields.update(topic=c.topic, tool=c.call.tool, request=c.user_request, result=ex.text, domain=c.domain,
                   outcome_note=prompts()["families"]["delegation"]["outcome_ok" if ok else "outcome_failed"])
