@@ -33,11 +33,21 @@ def padded_vocab(vocab_size: int, multiple: int) -> int:
     return int(math.ceil(vocab_size / multiple) * multiple)
 
 
-def build_llm(cfg: LLMConfig, vocab_size: int) -> nn.Module:
-    """AutoModelForCausalLM from a local path (vocab resized) or random-init from a config."""
+def build_llm(cfg: LLMConfig, vocab_size: int, read_weights: bool = True) -> nn.Module:
+    """AutoModelForCausalLM from a local path (vocab resized) or random-init from a config.
+
+    `read_weights=False` with a path: the same module tree from the folder's config.json only (the
+    weights are never read; model/materialize.py fills them from rank 0)."""
     from transformers import AutoConfig, AutoModelForCausalLM
 
     size = padded_vocab(vocab_size, cfg.pad_vocab_to_multiple_of)
+    if cfg.path and not read_weights:
+        kw = dict(cfg.config or {})
+        attn = kw.pop("attn_implementation", None)
+        conf = AutoConfig.from_pretrained(cfg.path, local_files_only=True, **kw)
+        conf.vocab_size = max(conf.vocab_size, size)      # as from_pretrained + resize_token_embeddings
+        return AutoModelForCausalLM.from_config(conf, dtype=torch.float32,
+                                                **({"attn_implementation": attn} if attn else {}))
     if cfg.path:
         model = AutoModelForCausalLM.from_pretrained(cfg.path, local_files_only=True, dtype=torch.float32,
                                                      **(cfg.config or {}))
@@ -51,18 +61,22 @@ def build_llm(cfg: LLMConfig, vocab_size: int) -> nn.Module:
     return AutoModelForCausalLM.from_config(conf, dtype=torch.float32)
 
 
-def build_audio_encoder(cfg: AudioConfig) -> nn.Module:
+def build_audio_encoder(cfg: AudioConfig, read_weights: bool = True) -> nn.Module:
     from transformers import WhisperConfig, WhisperModel
     from transformers.models.whisper.modeling_whisper import WhisperEncoder
 
+    if cfg.path and not read_weights:
+        return WhisperEncoder(WhisperConfig.from_pretrained(cfg.path, local_files_only=True))
     if cfg.path:
         return WhisperModel.from_pretrained(cfg.path, local_files_only=True, dtype=torch.float32).get_encoder()
     return WhisperEncoder(WhisperConfig(**(cfg.config or {})))
 
 
-def build_vision_encoder(cfg: VisionConfig) -> nn.Module:
+def build_vision_encoder(cfg: VisionConfig, read_weights: bool = True) -> nn.Module:
     from transformers import SiglipVisionConfig, SiglipVisionModel
 
+    if cfg.path and not read_weights:
+        return SiglipVisionModel(SiglipVisionConfig.from_pretrained(cfg.path, local_files_only=True))
     if cfg.path:
         return SiglipVisionModel.from_pretrained(cfg.path, local_files_only=True, dtype=torch.float32)
     return SiglipVisionModel(SiglipVisionConfig(**(cfg.config or {})))
@@ -102,15 +116,17 @@ class LossParts(NamedTuple):
 class DuplexModel(nn.Module):
     """LLM + audio encoder (+ vision) for the unit layout of DESIGN §3."""
 
-    def __init__(self, cfg: ModelConfig, vocab: ProtocolVocab):
+    def __init__(self, cfg: ModelConfig, vocab: ProtocolVocab, read_weights: bool = True):
+        """`read_weights=False`: components with a local `path` get their shapes from its config
+        only (a skeleton that rank 0's weights fill, model/materialize.py)."""
         super().__init__()
         self.cfg = cfg
         self.vocab_size = llm_vocab_size(vocab, cfg.recipe)   # venus: no speech rows
         self.audio_ph = vocab[AUDIO_PH]
         self.image_ph = vocab[IMAGE_PH]
-        self.llm = build_llm(cfg.llm, self.vocab_size)
+        self.llm = build_llm(cfg.llm, self.vocab_size, read_weights)
         d_llm = self.llm.config.hidden_size
-        self.audio = build_audio_encoder(cfg.audio)
+        self.audio = build_audio_encoder(cfg.audio, read_weights)
         self.audio_pool = cfg.audio.pool
         d_a = self.audio.config.d_model
         hid = cfg.projector_hidden or d_llm
@@ -118,7 +134,7 @@ class DuplexModel(nn.Module):
         self.vision = None
         self.vision_proj = None
         if cfg.vision is not None:
-            self.vision = build_vision_encoder(cfg.vision)
+            self.vision = build_vision_encoder(cfg.vision, read_weights)
             self.tokens_per_frame = cfg.vision.tokens_per_frame
             d_v = self.vision.config.hidden_size
             if cfg.vision.projector == "resampler":
@@ -129,7 +145,7 @@ class DuplexModel(nn.Module):
         # recipe venus: the separate speech decoder, frozen (never in the optimizer, never reduced)
         self.speech_decoder = None
         if cfg.speech_decoder is not None:
-            self.speech_decoder = build_speech_decoder(cfg.speech_decoder, d_llm, self.vocab_size)
+            self.speech_decoder = build_speech_decoder(cfg.speech_decoder, d_llm, self.vocab_size, read_weights)
         self.checkpointing = False
 
     # ------------------------------------------------------------------ structure for FSDP / checkpointing

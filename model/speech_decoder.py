@@ -192,13 +192,16 @@ class MiniCPMTTSDecoder(_Conditioned):
 BACKBONES: dict[str, type[_Conditioned]] = {"venus": SpeechDecoder, "minicpmtts": MiniCPMTTSDecoder}
 
 
-def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int) -> _Conditioned:
-    """The frozen decoder: weights from `cfg.path` when given, else random init (said on stderr)."""
+def build_speech_decoder(cfg: SpeechDecoderConfig, d_llm: int, text_vocab: int,
+                         read_weights: bool = True) -> _Conditioned:
+    """The frozen decoder: weights from `cfg.path` when given (not read with read_weights=False:
+    rank 0's are broadcast), else random init (said on stderr)."""
     import sys
 
     dec = BACKBONES[cfg.backbone](cfg, d_llm, text_vocab)
     if cfg.path:
-        load_weights(dec, Path(cfg.path))
+        if read_weights:
+            load_weights(dec, Path(cfg.path))
     elif not any(p.is_meta for p in dec.parameters()):
         print("speech decoder: random init (no model.speech_decoder.path; a checkpoint load replaces it); "
               "it is frozen, so it speaks only once trained weights are given", file=sys.stderr, flush=True)

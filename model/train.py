@@ -46,6 +46,7 @@ import torch.distributed as dist
 from model.config import (PARALLEL_DDP, PARALLEL_FSDP, ModelConfig, RunSpec, dump_run_spec, load_run_spec,
                           parallel_mode)
 from model.dataset import DataError, MicroBatches, TrainSplit, collate, make_loader, resolve_split_dir
+from model.materialize import StartupBytes
 from model.memory import describe_device_memory, estimate_memory, format_estimate
 from model.modeling import DuplexModel, count_parameters
 from model.protocol import LOSS_CLASSES, ProtocolVocab
@@ -121,18 +122,17 @@ def use_bf16(spec: RunSpec, env: Env) -> bool:
     return p == "bf16" or (p == "auto" and env.device.type == "cuda")
 
 
-def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn.Module, str]:
-    """The DuplexModel, FSDP2-sharded or DDP-wrapped per `parallel_mode`. Returns (model, mode)."""
+def reads_weights(spec: RunSpec) -> bool:
+    """Whether the model starts from local weight files (any component `path` or `init_from`)."""
+    m = spec.model
+    return (any(c is not None and c.path for c in (m.llm, m.audio, m.vision)) or m.init_from is not None
+            or (m.speech_decoder is not None and m.speech_decoder.path is not None))
+
+
+def _source_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> DuplexModel:
+    """The full model on the CPU with the local weights read: built by rank 0 only (or the one process)."""
     torch.manual_seed(spec.train.seed)
-    if env.device.type == "cuda":
-        torch.cuda.manual_seed(spec.train.seed)
-    # Random-init components are created directly on the GPU (same seed, same weights on every rank)
-    # so a 9B model never needs ~36 GB of host RAM per rank; local weights load on the CPU first.
-    from_paths = any(c is not None and c.path for c in (spec.model.llm, spec.model.audio, spec.model.vision))
-    from_paths = from_paths or spec.model.init_from is not None
-    build_on = env.device if env.device.type == "cuda" and not from_paths else torch.device("cpu")
-    with build_on:
-        model = DuplexModel(spec.model, vocab)
+    model = DuplexModel(spec.model, vocab)
     if spec.model.init_from is not None:
         from model.minicpmo_weights import load_init_from
 
@@ -144,12 +144,46 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
                   f"({len(rep.row_copied)} by leading vocabulary rows), {len(rep.kept_init)} kept at init, "
                   f"{len(rep.skipped)} skipped, not read (no module yet): {aside}")
         del rep
+    return model
+
+
+def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env,
+                startup: StartupBytes | None = None) -> tuple[torch.nn.Module, str]:
+    """The DuplexModel, FSDP2-sharded or DDP-wrapped per `parallel_mode`. Returns (model, mode).
+
+    No rank builds the full model unless it has to (model/materialize.py): the module tree is a
+    meta-device skeleton, sharded first, then each rank allocates its own shards. Random init
+    fills them by `init_parameters` (a function of the seed and each parameter's name, so every
+    world size and device count gives the same weights). With local weights only rank 0 (or the
+    one process) reads the files, into a full fp32 CPU model, and its state reaches the other
+    ranks' shards by broadcast (FSDP2: `set_model_state_dict`; DDP: the wrapper's own broadcast).
+    `startup` receives this rank's parameter bytes per phase.
+    """
+    from model.materialize import (broadcast_full_state, init_parameters, materialize, saved_buffers,
+                                   skeleton)
+
+    startup = startup if startup is not None else StartupBytes()
+    mode = parallel_mode(spec, env.world)
+    if mode == PARALLEL_FSDP and not env.distributed:
+        raise TrainError("fsdp: on needs a process group (run under torchrun or Ray, or set fsdp: auto)")
+    weights = reads_weights(spec)
+    source = _source_model(spec, vocab, env) if weights and env.main else None
+    if source is not None:
+        startup.record("read weights (full model, CPU)", source)
+    if spec.model.speech_decoder is not None and not spec.model.speech_decoder.path and not weights:
+        _log(env, "speech decoder: random init (no model.speech_decoder.path; a checkpoint load replaces it); "
+                  "it is frozen, so it speaks only once trained weights are given")
+    if source is not None and mode != PARALLEL_FSDP:
+        model = source           # the one process, or DDP's rank 0 (whose weights DDP broadcasts)
+        source = None
+    else:
+        with skeleton():
+            model = DuplexModel(spec.model, vocab, read_weights=False)
+        buffers = saved_buffers(model)
+        startup.record("skeleton (meta)", model, source)
     if spec.train.activation_checkpointing:
         model.enable_activation_checkpointing()
-    mode = parallel_mode(spec, env.world)
     if mode == PARALLEL_FSDP:
-        if not env.distributed:
-            raise TrainError("fsdp: on needs a process group (run under torchrun or Ray, or set fsdp: auto)")
         from torch.distributed.device_mesh import init_device_mesh
         from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
 
@@ -161,7 +195,18 @@ def build_model(spec: RunSpec, vocab: ProtocolVocab, env: Env) -> tuple[torch.nn
         if model.speech_decoder is not None:   # frozen, its own group: never gathered by a training step
             fully_shard(model.speech_decoder, mesh=mesh, mp_policy=mp)
         fully_shard(model, mesh=mesh, mp_policy=mp)
+    if any(p.is_meta for p in model.parameters()):
+        materialize(model, env.device, buffers)
+        startup.record("materialised (own shards)", model, source)
+        if not weights:
+            init_parameters(model, spec.train.seed, track=startup)
+            startup.record("initialised", model, source)
+        elif mode == PARALLEL_FSDP:
+            broadcast_full_state(model, source.state_dict() if source is not None else None)
+            startup.record("weights broadcast from rank 0", model, source)
+        del source
     model.to(env.device)
+    startup.record("ready", model)
     if mode == PARALLEL_DDP:
         from torch.nn.parallel import DistributedDataParallel
 
@@ -563,13 +608,15 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
     protocol_path = split.dir / split.info["tokenizer"]
     vocab = split.vocab
     _check_layout(spec, split)
-    model, mode = build_model(spec, vocab, env)
+    startup = StartupBytes()
+    model, mode = build_model(spec, vocab, env, startup)
     opt = build_optimizer(model, spec, env)
     params = count_parameters(model.module if mode == PARALLEL_DDP else model)
     if env.main:
         est = estimate_memory(spec, model.module if mode == PARALLEL_DDP else model, world=env.world, mode=mode,
                               bf16=use_bf16(spec, env))
         _log(env, format_estimate(est) + f"; {describe_device_memory(env.device)}")
+        _log(env, "start-up " + startup.describe(env.device))
     if hooks.on_built:
         hooks.on_built(model, mode)
 
