@@ -171,6 +171,10 @@ class ModelConfig(_Strict):
         return self
 
 
+LOGGER_JSONL, LOGGER_TENSORBOARD, LOGGER_WANDB = "jsonl", "tensorboard", "wandb"
+LoggerName = Literal["jsonl", "tensorboard", "wandb"]
+
+
 class TrainConfig(_Strict):
     seed: int = 0
     micro_batch_size: int = Field(1, ge=1)          # samples per rank per micro-step
@@ -200,6 +204,16 @@ class TrainConfig(_Strict):
     defer_grad_sync: bool = True
     val_every: int | None = Field(None, ge=1)             # validation loss on the export's val split every N steps
     val_max_samples: int | None = Field(None, ge=1)       # cap on val samples per evaluation (None: all)
+    # per-step metrics (model/experiment_log.py): OUT/metrics.jsonl always, plus TensorBoard / W&B
+    loggers: list[LoggerName] = Field(default_factory=lambda: [LOGGER_JSONL])
+    wandb_project: str = "duplexsynth"
+    wandb_mode: Literal["offline", "online"] = "offline"  # offline: nothing leaves the machine (wandb sync later)
+
+    @model_validator(mode="after")
+    def _jsonl_kept(self) -> "TrainConfig":
+        if LOGGER_JSONL not in self.loggers:
+            raise ValueError("loggers must include jsonl (OUT/metrics.jsonl is the run's own record: resume reads it)")
+        return self
 
 
 class RunSpec(_Strict):

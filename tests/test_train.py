@@ -46,6 +46,7 @@ def tiny(tmp_path_factory) -> str:
     assert spec["train"]["activation_checkpointing"] is True
     spec["train"]["activation_checkpointing"] = False
     spec["train"]["val_every"] = VAL_EVERY     # validation is no_grad, eval mode: it changes no training number
+    spec["train"]["loggers"] = ["jsonl", "tensorboard"]   # read back by test_tensorboard_events_equal_the_jsonl
     p = tmp_path_factory.mktemp("cfg") / "tiny.yaml"
     p.write_text(yaml.safe_dump(spec))
     return str(p)
@@ -138,6 +139,21 @@ def test_val_loss_is_logged_on_the_val_rows_and_falls(run40, data):
         pre = "val_" if r is val[40] else ""
         assert {f"{pre}loss_decision", f"{pre}loss_text", f"{pre}loss_speech", f"{pre}loss_chunk_eos"} <= set(r)
     assert sum(v for k, v in recs[-1].items() if k.startswith("loss_tokens_")) == recs[-1]["loss_tokens"]
+
+
+def test_tensorboard_events_equal_the_jsonl(run40):
+    """train.loggers tensorboard: the event file, read by tensorboard's own EventAccumulator, holds
+    every step's loss and every validation step's val loss, as in metrics.jsonl."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run40 / "tensorboard"))
+    acc.Reload()
+    recs = [json.loads(line) for line in (run40 / "metrics.jsonl").read_text().splitlines()]
+    for tag in ("loss", "val_loss", "loss_decision", "lr"):
+        events = {e.step: e.value for e in acc.Scalars(tag)}
+        want = {r["step"]: r[tag] for r in recs if tag in r}
+        assert sorted(events) == sorted(want) and len(want) >= 4, tag
+        assert all(abs(events[s] - want[s]) <= 1e-6 * max(1.0, abs(want[s])) for s in want), tag
 
 
 def test_checkpoint_holds_weights_optimizer_config_and_cursor(run40):
