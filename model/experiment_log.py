@@ -78,7 +78,7 @@ class ExperimentLog:
             for k, v in vals.items():
                 self.tb.add_scalar(k, v, step)
         if self.wandb_run is not None:
-            self.wandb_run.log(vals, step=step)
+            self.wandb_run.log(vals, step=step, commit=True)   # the row is written now, not when the next step opens
 
     def close(self) -> None:
         if self.tb is not None:

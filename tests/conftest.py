@@ -20,7 +20,7 @@ GAP_S = 0.05
 # first: xdist hands whole files to the two workers in collection order, and a long file that starts
 # last leaves one core idle while it finishes.
 LONGEST_FIRST = ("test_train_distributed.py", "test_resume.py", "test_cluster.py", "test_output_safety.py",
-                 "test_train.py", "test_tts_cosyvoice.py", "test_zh_end_to_end.py", "test_word_timings.py",
+                 "test_train.py", "test_train_startup.py", "test_tts_cosyvoice.py", "test_zh_end_to_end.py", "test_word_timings.py",
                  "test_realism_natural.py", "test_generate.py", "test_llm_writer.py")
 
 

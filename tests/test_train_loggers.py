@@ -3,6 +3,7 @@ that is not installed. (TensorBoard is read back from a real run in tests/test_t
 from __future__ import annotations
 
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -17,27 +18,40 @@ def _spec(loggers: list[str]) -> dict:
     return d
 
 
-def _wandb_history(run_file: Path) -> list[dict[str, str]]:
+def _wandb_history(run_file: Path, wait_s: float = 60.0) -> list[dict[str, str]]:
     """History records of a .wandb file: a LevelDB-style log (7-byte header, 32 KiB blocks, records
-    of 7-byte chunk headers: crc, length, type) of wandb's own protobuf Records."""
+    of 7-byte chunk headers: crc, length, type) of wandb's own protobuf Records. wandb's service
+    may still be writing the file after finish() returns (seen on a loaded box), so this waits
+    for the run's exit record."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        hist, done = _read_wandb(run_file)
+        if done or time.monotonic() > deadline:
+            return hist
+        time.sleep(0.2)
+
+
+def _read_wandb(run_file: Path) -> tuple[list[dict[str, str]], bool]:
     from wandb.proto import wandb_internal_pb2 as pb
 
-    b, block, pos, buf, out = run_file.read_bytes(), 32768, 7, b"", []
+    b, block, pos, buf, out, done = run_file.read_bytes(), 32768, 7, b"", [], False
     while pos + 7 <= len(b):
         if block - pos % block < 7:
             pos += block - pos % block
             continue
         _crc, n, kind = struct.unpack("<IHB", b[pos:pos + 7])
-        if n == 0 and kind == 0:
+        if (n == 0 and kind == 0) or pos + 7 + n > len(b):    # end, or a chunk still being written
             break
         buf, pos = buf + b[pos + 7:pos + 7 + n], pos + 7 + n
         if kind in (1, 4):            # a full record, or the last chunk of one
             rec = pb.Record()
             rec.ParseFromString(buf)
             buf = b""
-            if rec.WhichOneof("record_type") == "history":
+            kind_name = rec.WhichOneof("record_type")
+            done |= kind_name == "exit"
+            if kind_name == "history":
                 out.append({i.key or "/".join(i.nested_key): i.value_json for i in rec.history.item})
-    return out
+    return out, done
 
 
 def test_wandb_offline_logs_every_step_and_resumes_the_same_run(tmp_path, monkeypatch):
