@@ -195,6 +195,8 @@ def test_a_video_shorter_than_the_trajectory_fails_naming_the_file(tmp_path, esp
     ("bad_kind", r"ann\.jsonl:1: kind: "),
     ("no_watchable", r"no object in ann\.jsonl can be watched in visual_watch"),
     ("nothing_changes", r"no object in ann\.jsonl changes in a way visual_change can say"),
+    ("procedural_family", r"scenarios: visual_interruption draw procedural scenes only; a video scene_source serves"),
+    ("zh", r"scene_source: video annotations are said as written .* a video run is English only, not zh"),
 ])
 def test_bad_video_input_is_refused_in_one_line_before_anything_is_written(library, tmp_path, case, match):
     recs = _annotations("desk.mp4")
@@ -214,7 +216,9 @@ def test_bad_video_input_is_refused_in_one_line_before_anything_is_written(libra
         recs = recs[:3]
     _write(tmp_path / "ann.jsonl", recs)
     families = {"visual_qa": 1.0, "visual_change" if case == "nothing_changes" else "visual_watch": 1.0}
-    cfg = RunConfig(voices=FAST_VOICES, scenarios=families,
+    if case == "procedural_family":
+        families["visual_interruption"] = 1.0
+    cfg = RunConfig(voices=FAST_VOICES, scenarios=families, languages={"en": 0.5, "zh": 0.5} if case == "zh" else None,
                     scene_source=SceneSourceConfig(kind="video", path=library / vids, annotations=tmp_path / "ann.jsonl"))
     with pytest.raises(ConfigError, match=match) as err:
         generate(cfg, tmp_path / "out", progress=False)

@@ -30,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.config import VIDEO_KIND, ConfigError, RunConfig, Scenario, SceneSourceConfig
+from schemas.language import ENGLISH
 from schemas.scene import Change, Scene, SceneKind, SceneObject, VideoClip, VisualAsk, VisualChange
 
 _LABEL = re.compile(r"^[a-z]+$")
@@ -435,8 +436,16 @@ def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]],
     states and texts visual_change can say."""
     if cfg.scene_source.kind != VIDEO_KIND:
         return
-    lib = video_library(cfg.scene_source)
     asked = {s for s, w in cfg.scenarios.items() if w > 0}
+    procedural_only = sorted(asked & {Scenario.VISUAL_INTERRUPTION, Scenario.VISUAL_DELEGATION})
+    if procedural_only:
+        raise ConfigError(f"scenarios: {', '.join(procedural_only)} draw procedural scenes only; a video scene_source "
+                          "serves visual_qa, visual_watch and visual_change")
+    other = sorted(code for code in cfg.language_weights() if code != ENGLISH.code)
+    if other:   # the annotations' labels, colours and texts are said as written: English words
+        raise ConfigError(f"scene_source: video annotations are said as written (English labels and texts); "
+                          f"a video run is English only, not {', '.join(other)}")
+    lib = video_library(cfg.scene_source)
     name = Path(cfg.scene_source.annotations or "").name
     rng = np.random.default_rng(0)
     if Scenario.VISUAL_QA in asked and all(pick_fact(lib, rng, cfg.unit_s, k, (0, 1)) is None
