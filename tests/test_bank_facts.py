@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generators.banks.engine import Slots, choice_of, int_between, seed_slot
-from generators.banks.facts import said_slots, unsaid_facts
+from generators.banks.facts import hidden_facts, said_slots, unsaid_facts
 from generators.banks.loader import BANKS_DIR, BankError, load_bank
 
 
@@ -110,3 +110,32 @@ def test_an_own_slot_taken_back_is_refused(tmp_path: Path) -> None:
     """The watch party's snack is the assistant's suggestion; without `own` it would be a fact nobody gave."""
     msg = _mutated_error(tmp_path, "en", "sports.yaml", "  own: [snack, tstyle]", "  own: [tstyle]")
     assert "scenario 'party' answer: says {snack}" in msg, msg
+
+
+def test_a_hidden_draw_behind_request_and_answer_is_found() -> None:
+    """The seed fixes the high the user reads out and a wind nobody read: every redraw of the seed changes the
+    request, so unsaid_facts sees nothing; two seeds that give the same high do not give the same wind."""
+    def forecast(s: Slots) -> Slots:
+        n = int(s["seed"])  # type: ignore[call-overload]
+        return {"high": n % 7, "wind": n % 11}
+
+    requests = ["My app says {high} in {city}. Do I need a coat?"]
+    answer = [["At {high}, take a jumper."], ["And it's {wind} on the wind."]]
+    assert unsaid_facts(_CITY, forecast, requests, answer) == []
+    assert hidden_facts(_CITY, forecast, requests, answer, ["seed"]) == [(requests[0], "wind", "seed")]
+    assert hidden_facts(_CITY, forecast, requests, answer[:1], ["seed"]) == []
+
+
+def test_a_forecast_answer_saying_the_unread_wind_is_refused(tmp_path: Path) -> None:
+    """The shipped forecast answer with one more wording that says how windy it is, which no request reads out."""
+    msg = _mutated_error(tmp_path, "en", "weather.yaml", "    - 'Mm, {cond}. [Let''s plan your day around it|Here''s what I''d take from that].'\n",
+                         "    - 'Mm, {cond}. [Let''s plan your day around it|Here''s what I''d take from that].'\n"
+                         "    - 'Mm, {cond}, and {wind_desc} too.'\n")
+    assert "weather.yaml: scenario 'forecast' answer: says {wind_desc}" in msg and "'seed'" in msg, msg
+
+
+def test_a_booking_length_the_user_never_gave_is_refused(tmp_path: Path) -> None:
+    """The old booking request without a length: the harness call and the relay said a default 30 to 90 minutes."""
+    msg = _mutated_error(tmp_path, "en", "delegation_calendar.yaml", "  - Can you add my {event} on {day} at {time_t}? It's {minutes} minutes.\n",
+                         "  - Can you add my {event} on {day} at {time_t}?\n")
+    assert "spec 'book_health': the harness call says {minutes}" in msg and "'minutes'" in msg, msg

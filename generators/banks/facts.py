@@ -22,6 +22,7 @@ from .engine import Slots, SlotSampler, expansions
 _SLOT = re.compile(r"\{(\w+)\}")
 _TRIALS = 4          # base draws per scenario (each slot is redrawn _REDRAWS times in each)
 _REDRAWS = 3
+_COLLIDE = 400     # redraws of a slot the request does not say, in the search for hidden facts
 
 
 def said_slots(template: str) -> frozenset[str]:
@@ -86,4 +87,43 @@ def unsaid_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], 
                     for a in answer_slots:
                         if (template, a) not in found and view.get(a) != other.get(a):
                             found[(template, a)] = name
+    return [(t, a, n) for (t, a), n in found.items()]
+
+
+def hidden_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], Slots] | None,
+                 request: Sequence[str], answer: Sequence[Sequence[str]], hidden: Collection[str],
+                 dependent: Collection[str] = (), seed: int = 20261203,
+                 redraws: int = _COLLIDE) -> list[tuple[str, str, str]]:
+    """(request template, answer slot, drawn slot) for an answer slot that differs between two draws whose
+    request reads the same, where the drawn slot changes the request and the answer together (a hidden seed
+    behind both the forecast the user read out and a wind speed nobody read): :func:`unsaid_facts` keeps only
+    redraws with an unchanged request, so it cannot see these. ``redraws`` draws of each slot no request says
+    of each ``hidden`` slot (a seed: the loader passes a scenario's ``seed`` slots), grouped by what the request
+    says: a group whose answers differ states a fact the request lacks. A search, not a proof: it finds a
+    hidden fact only when two draws read the same, which a forecast's (condition, high, low, rain) do within a
+    few hundred draws (tests/test_bank_facts.py); two cities' forecasts at once (``compare``) almost never do,
+    so there the check rests on the answer saying only slots the request says or computes from them."""
+    answer_slots = sorted({n for options in answer for t in options for n in _SLOT.findall(t)})
+    asked = [(t, sorted(said_slots(t))) for t in request]
+    found: dict[tuple[str, str], str] = {}
+    rng = np.random.default_rng(seed)
+    base: Slots = {}
+    for key, sampler in samplers.items():
+        base[key] = sampler(rng, dict(base))
+    for name in samplers:
+        if name not in hidden or all(name in said for _, said in asked):
+            continue
+        groups: list[dict[tuple[object, ...], Slots]] = [{} for _ in asked]
+        for _ in range(redraws):
+            try:
+                view = _view(_redraw(samplers, base, name, rng, dependent), derive)
+            except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError):
+                continue
+            for (template, said), group in zip(asked, groups):
+                if name in said:
+                    continue
+                first = group.setdefault(tuple(repr(view.get(s)) for s in said), view)
+                for a in answer_slots:
+                    if (template, a) not in found and first.get(a) != view.get(a):
+                        found[(template, a)] = name
     return [(t, a, n) for (t, a), n in found.items()]

@@ -35,7 +35,7 @@ from generators.harness import HarnessState, execute
 
 from . import model
 from .delegations import Delegations, Part, Phrases, Result, Revision, Spec
-from .facts import unsaid_facts
+from .facts import hidden_facts, unsaid_facts
 from .rules import Rules
 from .engine import (
     Correction,
@@ -451,8 +451,11 @@ def _scenario(b: _Builder, file: str, domain: str, sc: model.Scenario) -> Scenar
             _check_renders(f"{cw} show", (c.show,), view)
             _check_renders(f"{cw} user", c.user, ctx)
             _check_renders(f"{cw} ack", c.ack, ctx)
-    unsaid = unsaid_facts(samplers, derive, sc.request, sc.answer, sc.own,
-                          [n for n, spec in sc.slots.items() if spec.sample is not None])
+    dependent = [n for n, spec in sc.slots.items() if spec.sample is not None]
+    unsaid = unsaid_facts(samplers, derive, sc.request, sc.answer, sc.own, dependent)
+    seeds = [n for n, spec in sc.slots.items() if spec.seed and n not in sc.own]
+    if seeds and not unsaid:   # a seed changes the request with the answer: search for two draws that read the same
+        unsaid = hidden_facts(samplers, derive, sc.request, sc.answer, seeds, dependent)
     if unsaid:
         template, slot, drawn = unsaid[0]
         raise BankError(f"{where} answer: says {{{slot}}}, which follows {drawn!r}, but the request {template!r} "
@@ -590,6 +593,7 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
         _check_list(f"{rw} user", r.user, rev_names)
         _check_list(f"{rw} ack", r.ack, rev_names)
         revisions.append(Revision(r.slot, r.show, b.sampler(f"{rw} draw", r.draw), r.verb, r.user, r.ack))
+    _call_says_only_the_request(where, sp, samplers, derive)
     spec = Spec(
         name=sp.name, domain=sp.domain, tool=df.tool, slots=MappingProxyType(samplers), args=MappingProxyType(dict(sp.args)),
         user=sp.user, ack=sp.ack, topic=sp.topic, short=sp.short, service=sp.service or df.service, request=sp.request,
@@ -633,6 +637,21 @@ def _delegation_spec(b: _Builder, file: str, df: model.DelegationFile, sp: model
         if not any(p.main and set(p.needs) <= set(found) for p in spec.relay):
             raise BankError(f"{where}: no main relay part can say the result {text!r} (facts {sorted(found)})")
     return spec
+
+
+def _call_says_only_the_request(where: str, sp: model.DelegationSpec, samplers: Mapping[str, SlotSampler],
+                                derive: Callable[[Slots], Slots] | None) -> None:
+    """The harness call and the private request carry only what every user line says (a booking's length the
+    user never gave is a default the assistant made up, and its relay would then state it). ``seed`` slots are
+    exempt: they stand for the world the service knows (tomorrow's weather), not for something the user says."""
+    world = [n for n, spec in sp.slots.items() if spec.seed]
+    call = (*sp.args.values(), *(sp.undo or {}).values(), sp.request)
+    unsaid = unsaid_facts(samplers, derive, sp.user, (call,), world,
+                          [n for n, spec in sp.slots.items() if spec.sample is not None])
+    if unsaid:
+        template, slot, drawn = unsaid[0]
+        raise BankError(f"{where}: the harness call says {{{slot}}}, which follows {drawn!r}, but the user line "
+                        f"{template!r} does not say it (a value the user never gave; {len(unsaid)} such pairs)")
 
 
 def _phrases(file: str, p: model.DelegationPhrasesFile) -> Phrases:
