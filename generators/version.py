@@ -24,6 +24,9 @@ device and the rest their answers use, zh discounts apply a coupon only when the
 answers suggest a place instead of claiming a table; roast, paint, budget and unit-price answers always
 say what was asked (`keep`); a span is never "between 7 o'clock and 7 o'clock". English and Mandarin
 scripts for the same seed change.
+0.6.1: a booking request says its length (the harness call carries only what the user said); English
+answers gain more wordings; zh cancel acknowledgements and an installment request reworded. English and
+Mandarin scripts for the same seed change.
 """
 
-GENERATOR_VERSION = "0.6.0"
+GENERATOR_VERSION = "0.6.1"
