@@ -8,6 +8,11 @@ assistant could not know. The check is by experiment, so it needs no declared de
 redraw one drawn slot, keep the draws where the request still reads the same, and any answer slot
 whose value changed is one the request did not give. ``own`` names drawn slots the assistant
 chooses itself (a snack it suggests, the way it says a time), which are not redrawn.
+
+That experiment cannot see a fact behind a hidden draw that changes the request too (a ``seed`` fixing
+both the forecast the user reads out and a wind speed nobody read): every redraw changes the request, so
+none is compared. :func:`hidden_facts` searches those slots for two draws whose requests read the same
+and whose answers differ.
 """
 
 from __future__ import annotations
