@@ -221,7 +221,6 @@ def _check_change(name: str, ch: ChangeLines, language: str) -> None:
     """visual_change lines: slots and lint as above; every answer template is one sentence element
     (a repair resumes by sentence: the stale and the repaired answer must split alike); every text a
     text may flip to has its own phrases."""
-    lang = language_of(language)
     for part in ("state", "text"):
         for i, template in enumerate(getattr(ch.ask, part)):
             _lint_template(f"{name}: change.ask.{part}[{i}]", template, CHANGE_ASK_SLOTS, language)
@@ -229,11 +228,7 @@ def _check_change(name: str, ch: ChangeLines, language: str) -> None:
         if not sentence:
             raise VisualBankError(f"{name}: change.answer[{j}] has no template")
         for i, template in enumerate(sentence):
-            where = f"{name}: change.answer[{j}][{i}]"
-            _lint_template(where, template, CHANGE_ANSWER_SLOTS, language)
-            line = render_rng(np.random.default_rng(0), (template,), CHANGE_ANSWER_SLOTS)
-            if len(lang.sentence_elements((line,))) != 1 or not lang.ends_sentence(lang.words(line)[-1]):
-                raise VisualBankError(f"{where}: {template!r} is not exactly one sentence")
+            _check_one_sentence(f"{name}: change.answer[{j}][{i}]", template, CHANGE_ANSWER_SLOTS, language)
     for i, template in enumerate(ch.repair):
         _lint_template(f"{name}: change.repair[{i}]", template, CHANGE_REPAIR_SLOTS, language)
     for section, facts in (("states", ch.states), ("texts", ch.texts)):
@@ -245,17 +240,22 @@ def _check_change(name: str, ch: ChangeLines, language: str) -> None:
                 raise VisualBankError(f"{name}: change.texts.{key}: flips to {to!r}, which has no phrases of its own")
 
 
+def _check_one_sentence(where: str, template: str, slots: dict[str, str], language: str) -> None:
+    """Lint `template` and refuse it unless it renders as exactly one sentence element: a repair
+    re-says such a sentence whole, wherever the cut fell."""
+    lang = language_of(language)
+    _lint_template(where, template, slots, language)
+    line = render_rng(np.random.default_rng(0), (template,), slots)
+    if len(lang.sentence_elements((line,))) != 1 or not lang.ends_sentence(lang.words(line)[-1]):
+        raise VisualBankError(f"{where}: {template!r} is not exactly one sentence")
+
+
 def _check_correct(name: str, co: Correct, language: str) -> None:
     """visual_interruption lines: slots and lint; each answer is exactly one sentence element (the
     repair re-says it whole, about the other object, wherever the cut fell)."""
-    lang = language_of(language)
     for kind, slots in (("colour", SECTION_SLOTS["colour"]), ("text", SECTION_SLOTS["text"])):
         for i, template in enumerate(getattr(co.answer, kind)):
-            where = f"{name}: correct.answer.{kind}[{i}]"
-            _lint_template(where, template, slots, language)
-            line = render_rng(np.random.default_rng(0), (template,), slots)
-            if len(lang.sentence_elements((line,))) != 1 or not lang.ends_sentence(lang.words(line)[-1]):
-                raise VisualBankError(f"{where}: {template!r} is not exactly one sentence")
+            _check_one_sentence(f"{name}: correct.answer.{kind}[{i}]", template, slots, language)
     for i, template in enumerate(co.cut_in):
         _lint_template(f"{name}: correct.cut_in[{i}]", template, {"label": "jar", "old": "bowl"}, language)
     for i, template in enumerate(co.repair):
