@@ -19,9 +19,20 @@ GAP_S = 0.05
 # The files that take longest (seconds under `-n 2 --dist loadfile`, measured on the 2-core box), run
 # first: xdist hands whole files to the two workers in collection order, and a long file that starts
 # last leaves one core idle while it finishes.
-LONGEST_FIRST = ("test_train_distributed.py", "test_resume.py", "test_cluster.py", "test_output_safety.py",
-                 "test_train.py", "test_train_startup.py", "test_tts_cosyvoice.py", "test_zh_end_to_end.py", "test_word_timings.py",
-                 "test_realism_natural.py", "test_generate.py", "test_llm_writer.py")
+LONGEST_FIRST = ("test_train_distributed.py", "test_realism_natural.py", "test_output_safety.py", "test_end_to_end.py",
+                 "test_resume.py", "test_tts_cosyvoice.py", "test_train_sync.py", "test_cluster.py", "test_tts_piper.py",
+                 "test_zh_end_to_end.py", "test_train.py", "test_ray_cleanup.py", "test_train_recipes.py",
+                 "test_llm_writer.py", "test_voice_default.py", "test_train_startup.py", "test_word_timings.py",
+                 "test_corpus.py", "test_generate.py", "test_fuzz_inputs.py", "test_minicpmo_weights.py",
+                 "test_eval_duplex.py", "test_readers_integrity.py", "test_video_import.py")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist, hand files out in LONGEST_FIRST order: by default its file scheduler sorts
+    them by how many tests they hold, so a file of two long tests (the natural preset, Ray Train) ran
+    last while the other worker sat idle."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
