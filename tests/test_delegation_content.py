@@ -782,3 +782,16 @@ def test_weather_relays_read_the_result_text_not_the_harness_fields() -> None:
             assert facts == spec.read(np.random.default_rng(0), result_of(blind), dict(c.slots))
             assert {"cond", "low", "high", "evening", "rain", "wind"} <= set(facts)
             assert tb.relay_lines(np.random.default_rng(1), c, ex) == tb.relay_lines(np.random.default_rng(1), c, blind)
+
+
+def test_a_span_is_said_in_one_clock_style() -> None:
+    """"It opens at eight o'clock and closes at 9 o'clock" mixed two speakers' styles in one sentence:
+    both ends of a span take one drawn style (the same as spoken_time at that style, each end)."""
+    from generators.banks.en.delegation import say_span
+
+    same_style = {(spoken_time(8, 0, s), spoken_time(21, 0, s)) for s in range(5)}
+    said = {say_span(np.random.default_rng(seed), "08:00", "21:00") for seed in range(200)}
+    assert said <= same_style, said - same_style
+    assert len(said) >= 3          # styles are still drawn
+    a, b = say_span(np.random.default_rng(3), "07:00", "19:00")   # same words without a part of the day
+    assert (a, b) == (spoken_time(7, 0, 0), spoken_time(19, 0, 0))

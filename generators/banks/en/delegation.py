@@ -23,10 +23,12 @@ def say_time(rng: Rng, hhmm: str) -> str:
 
 
 def say_span(rng: Rng, start: str, end: str) -> tuple[str, str]:
-    """Two harness clock times that bound a span ("07:00" to "19:00"), as speech. Said without a part of
+    """Two harness clock times that bound a span ("07:00" to "19:00"), as speech, both in one style: a
+    speaker who says "eight o'clock" does not go on "and closes at 9 o'clock". Said without a part of
     the day, 07:00 and 19:00 both are "7 o'clock" ("between 7 o'clock and 7 o'clock"): then both say theirs."""
-    a, b = say_time(rng, start), say_time(rng, end)
     (ha, ma), (hb, mb) = ((int(x) for x in t.split(":")) for t in (start, end))
+    style = int(rng.integers(5))
+    a, b = spoken_time(ha, ma, style), spoken_time(hb, mb, style)
     if (ha % 12, ma) == (hb % 12, mb) and (ha, ma) != (hb, mb):
         a, b = spoken_time(ha, ma, 0), spoken_time(hb, mb, 0)
     return a, b
