@@ -136,10 +136,10 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
 def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """"Tell me when the kettle boils": the assistant acknowledges, then speaks up unprompted in the
     window after the frame that first shows the change (a proactive visual trigger)."""
-    bank = visual_bank(p.lang.code)
-    watch = bank.watch
     if p.videos is not None:
         return _plan_video_watch(p)
+    bank = visual_bank(p.lang.code)
+    watch = bank.watch
     scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_states=tuple(watch.states))
     early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
     watchable = [o for o in scene.objects if o.id in early and set(state_targets(scene, o)) & set(watch.states)]
@@ -147,13 +147,19 @@ def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     targets = [s for s in state_targets(scene, obj) if s in watch.states]
     state = targets[int(p.rng.integers(len(targets)))]
     scene = with_state_change(scene, obj.id, int(p.rng.integers(*WATCH_AFTER)), state)
-    slots = {"label": bank.label(obj.label), "when": watch.states[state].when, "now": watch.states[state].now}
+    turns = _watch_turns(p, keep_visible(scene, {obj.id}), obj.id, bank.label(obj.label), state)
+    return f"visual_{scene.kind}", turns
+
+
+def _watch_turns(p: Planner, scene: Scene, obj_id: str, label: str, state: str) -> list[ScriptTurn]:
+    """visual_watch's turns (the ask, the acknowledgement, the unprompted announcement), procedural
+    or video alike; sets `p.scene` to `scene` with the announcement gated on the change's frame."""
+    watch = visual_bank(p.lang.code).watch
+    slots = {"label": label, "when": watch.states[state].when, "now": watch.states[state].now}
     ack = p.assistant(render_rng(p.rng, watch.ack, slots))
     announce = p.assistant(render_rng(p.rng, watch.announce, slots), trigger=Trigger.VISUAL)
-    turns = [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
-    asks = [VisualAsk(turn=announce.id, object=obj.id, change=VisualChange.CHANGES_STATE)]
-    p.scene = with_asks(keep_visible(scene, {obj.id}), asks)
-    return f"visual_{scene.kind}", turns
+    p.scene = with_asks(scene, [VisualAsk(turn=announce.id, object=obj_id, change=VisualChange.CHANGES_STATE)])
+    return [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
 
 
 def _plan_video_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
@@ -166,13 +172,8 @@ def _plan_video_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
         raise NoVideoScene(f"no annotated object changes to a state visual_watch can say ({', '.join(watch.states)})")
     pick, event = found
     assert event.state is not None
-    slots = {"label": pick.obj.label, "when": watch.states[event.state].when, "now": watch.states[event.state].now}
-    ack = p.assistant(render_rng(p.rng, watch.ack, slots))
-    announce = p.assistant(render_rng(p.rng, watch.announce, slots), trigger=Trigger.VISUAL)
-    turns = [p.user(render_rng(p.rng, watch.ask, slots)), ack, announce]
     scene = segment_scene(pick.video, pick.start_s, p.unit_s)
-    p.scene = with_asks(scene, [VisualAsk(turn=announce.id, object=pick.obj.id, change=VisualChange.CHANGES_STATE)])
-    return f"visual_{scene.kind}", turns
+    return f"visual_{scene.kind}", _watch_turns(p, scene, pick.obj.id, pick.obj.label, event.state)
 
 
 def _stale_states(p: Planner, scene: Scene, obj: SceneObject) -> list[str]:
@@ -205,10 +206,10 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
     kettle starts boiling). The assistant stops in the reaction window after that frame (the scene's
     `VisualCut`, placed by composition), says what changed, and says the rest of its answer again
     with the new fact, from the first sentence the user did not fully hear (DESIGN §2 rule 7)."""
-    bank = visual_bank(p.lang.code)
-    lines = bank.change
     if p.videos is not None:
         return _plan_video_change(p)
+    bank = visual_bank(p.lang.code)
+    lines = bank.change
     early = {f"o{i + 1}" for i in range(EARLY_OBJECTS)}
     if p.rng.random() < TEXT_CHANGE_PROB:
         scene = draw_scene(p.rng, early=EARLY_OBJECTS, need_texts=tuple(t for t, f in lines.texts.items() if f.to))
@@ -229,19 +230,31 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
         old, new, asked, change = lines.states[obj.state or ""], lines.states[state], VisualChange.APPEARS, \
             VisualChange.CHANGES_STATE
         ask = lines.ask.state
-    label = bank.label(obj.label)
+    turns = _change_turns(p, keep_visible(scene, {obj.id}), obj.id, bank.label(obj.label), bank.place(scene.place),
+                          ask, (old, new), (asked, change))
+    return f"visual_{scene.kind}", turns
+
+
+def _change_turns(p: Planner, scene: Scene, obj_id: str, label: str, place: str, ask: tuple[str, ...],
+                  facts: tuple[Fact, Fact], changes: tuple[VisualChange, VisualChange]) -> list[ScriptTurn]:
+    """visual_change's turns, procedural or video alike: the question, the answer with the old fact
+    that the scene's `VisualCut` cuts, and the repair with the new one from the first sentence not
+    fully heard. `facts`: (old, new); `changes`: (the one showing the old fact, the one making it
+    stale). Sets `p.scene` to `scene` with the asks and the cut."""
+    lines = visual_bank(p.lang.code).change
+    (old, new), (asked, change) = facts, changes
     stale, repaired = _answer(p, label, old, new)
-    question = p.user(render_rng(p.rng, ask, {"label": label, "place": bank.place(scene.place)}))
+    question = p.user(render_rng(p.rng, ask, {"label": label, "place": place}))
     answer = p.assistant(p.lang.join(stale))
     prefix = render_rng(p.rng, lines.repair, {"label": label, "fact": new.fact})
     repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(repaired)),
                          trigger=Trigger.VISUAL_CHANGE)
-    cut = VisualCut(turn=answer.id, object=obj.id, change=change,
+    cut = VisualCut(turn=answer.id, object=obj_id, change=change,
                     at_fraction=float(round(p.rng.uniform(*CHANGE_AT), 4)), fade_s=p.draw(p.timing.fade_s))
-    asks = [VisualAsk(turn=answer.id, object=obj.id, change=asked),
-            VisualAsk(turn=repair.id, object=obj.id, change=change)]
-    p.scene = with_asks(keep_visible(scene, {obj.id}), asks).model_copy(update={"cuts": (cut,)})
-    return f"visual_{scene.kind}", [question, answer, repair]
+    asks = [VisualAsk(turn=answer.id, object=obj_id, change=asked),
+            VisualAsk(turn=repair.id, object=obj_id, change=change)]
+    p.scene = with_asks(scene, asks).model_copy(update={"cuts": (cut,)})
+    return [question, answer, repair]
 
 
 def _plan_video_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
@@ -258,18 +271,8 @@ def _plan_video_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
     old, new = facts[found.old], facts[found.new]
     ask = lines.ask.text if found.change == VisualChange.TEXT_CHANGES else lines.ask.state
     scene = segment_scene(found.pick.video, found.pick.start_s, p.unit_s)
-    stale, repaired = _answer(p, label, old, new)
-    question = p.user(render_rng(p.rng, ask, {"label": label, "place": scene.place}))
-    answer = p.assistant(p.lang.join(stale))
-    prefix = render_rng(p.rng, lines.repair, {"label": label, "fact": new.fact})
-    repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(repaired)),
-                         trigger=Trigger.VISUAL_CHANGE)
-    cut = VisualCut(turn=answer.id, object=found.pick.obj.id, change=found.change,
-                    at_fraction=float(round(p.rng.uniform(*CHANGE_AT), 4)), fade_s=p.draw(p.timing.fade_s))
-    asks = [VisualAsk(turn=answer.id, object=found.pick.obj.id, change=found.asked),
-            VisualAsk(turn=repair.id, object=found.pick.obj.id, change=found.change)]
-    p.scene = with_asks(scene, asks).model_copy(update={"cuts": (cut,)})
-    return f"visual_{scene.kind}", [question, answer, repair]
+    turns = _change_turns(p, scene, found.pick.obj.id, label, scene.place, ask, (old, new), (found.asked, found.change))
+    return f"visual_{scene.kind}", turns
 
 
 def plan_correct(p: Planner) -> tuple[str, list[ScriptTurn]]:
