@@ -176,11 +176,9 @@ def _delegation(p: Planner, d: Dialogue) -> list[ScriptTurn]:
 def _repair(p: Planner, d: Dialogue, r: ct.CorpusRepairReply) -> list[ScriptTurn]:
     # interruption.plan_repair's shape over the corpus answer, with the planners' own cut-in draw
     first = d.exchanges[0]
-    answer = p.assistant(p.lang.join(first.answer),
-                         interruption=interruption.cut_in(p, InterruptAction.REPAIR, r.correction))
-    repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=r.repair_ack,
-                                                         sentences=tuple(r.repaired)))
-    return [p.user(first.user), answer, repaired]
+    answer, repair = interruption.repaired(p, p.lang.join(first.answer), r.correction, r.repair_ack,
+                                           tuple(r.repaired))
+    return [p.user(first.user), answer, repair]
 
 
 def _repair_problems(lang: Language, first: Spoken, r: ct.CorpusRepairReply) -> list[str]:

@@ -192,11 +192,8 @@ def _check_repair(lang: Language, r: ct.RepairReply, ctx: None) -> list[str]:
 
 def _build_repair(p: Planner, fields: Fields, r: ct.RepairReply, ctx: None) -> tuple[str, list[ScriptTurn]]:
     # interruption.plan_repair's shape, with the planners' own cut-in draw (onset fraction, detect, fade, eot)
-    cut = interruption.cut_in(p, InterruptAction.REPAIR, r.correction)
-    answer = p.assistant(p.lang.join(r.answer), interruption=cut)
-    repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=r.repair_ack,
-                                                         sentences=tuple(r.repaired)))
-    return fields["domain"], [p.user(r.user), answer, repaired]
+    answer, repair = interruption.repaired(p, p.lang.join(r.answer), r.correction, r.repair_ack, tuple(r.repaired))
+    return fields["domain"], [p.user(r.user), answer, repair]
 
 
 def _prepare_delegation(p: Planner, fields: Fields, rng: np.random.Generator) -> tuple[Any, Any, Any]:

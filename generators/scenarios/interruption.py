@@ -27,13 +27,20 @@ def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
     return ex.domain, turns
 
 
+def repaired(p: Planner, answer: str, correction: str, ack: str, sentences: tuple[str, ...]
+             ) -> tuple[ScriptTurn, ScriptTurn]:
+    """The answer a correction cuts into, and its repair: `ack`, then the repaired answer's `sentences`
+    from the first one the user did not fully hear (a Continuation, resolved at composition, rule 7).
+    The shape of every repair family: the bank's, an LLM's, a corpus answer's."""
+    cut = p.assistant(answer, interruption=cut_in(p, InterruptAction.REPAIR, correction))
+    return cut, p.assistant("", continuation=Continuation(of_turn=cut.id, prefix=ack, sentences=sentences))
+
+
 def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Repair: the user corrects a detail; the assistant regenerates only the unspoken part with it."""
     ex = tb.draw_exchange(p.rng, lang=p.lang.code)
-    answer = p.assistant(p.lang.join(ex.answer), interruption=cut_in(p, InterruptAction.REPAIR, ex.correction))
-    repaired = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=ex.repair_ack,
-                                                         sentences=ex.repaired_from))
-    return ex.domain, [p.user(ex.user_request), answer, repaired]
+    answer, repair = repaired(p, p.lang.join(ex.answer), ex.correction, ex.repair_ack, ex.repaired_from)
+    return ex.domain, [p.user(ex.user_request), answer, repair]
 
 
 def plan_park(p: Planner) -> tuple[str, list[ScriptTurn]]:
