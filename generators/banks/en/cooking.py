@@ -108,4 +108,15 @@ def cooking_tin(s: Slots, data: BankData) -> Slots:
             "flour_n": 5 * round(int(s["flour"]) * factor / 5), "sugar_n": 5 * round(int(s["sugar"]) * factor / 5),  # type: ignore[call-overload]
             "depth_note": depth_note}
 
-FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing, cooking_tin,)
+
+def cooking_store(s: Slots, data: BankData) -> Slots:
+    """The store scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["food"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('food', 'where', 'keeps', 'tip')}
+    for f in ('keeps', 'tip'):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing, cooking_tin, cooking_store,)
