@@ -127,4 +127,14 @@ def finance_loan(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (save_amount, save_saved, finance_save, budget_income, budget_rent, finance_budget, finance_growth, finance_loan,)
+def finance_terms(s: Slots, data: BankData) -> Slots:
+    """The terms scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["pair"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('pair', 'first', 'second', 'pick')}
+    for f in ():
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (save_amount, save_saved, finance_save, budget_income, budget_rent, finance_budget, finance_growth, finance_loan, finance_terms,)

@@ -103,4 +103,15 @@ def fitness_swim(s: Slots, data: BankData) -> Slots:
     return {"dist_s": dist_s, "lengths": dist // pool, "per100": 100 // pool, "sets": dist // 100,
             "rest_s": f"{int(s['rest'])} seconds"}
 
-FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace, fitness_swim,)
+
+def fitness_form(s: Slots, data: BankData) -> Slots:
+    """The form scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["exercise"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('exercise', 'setup', 'cue', 'mistake')}
+    for f in ('cue',):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace, fitness_swim, fitness_form,)

@@ -88,4 +88,14 @@ def health_heart(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (health_sleep, health_steps, health_stretch, health_water, health_heart,)
+def health_remedy(s: Slots, data: BankData) -> Slots:
+    """The remedy scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["ailment"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('ailment', 'first', 'also', 'doctor')}
+    for f in ('first', 'doctor'):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (health_sleep, health_steps, health_stretch, health_water, health_heart, health_remedy,)
