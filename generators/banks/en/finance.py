@@ -131,7 +131,7 @@ def finance_terms(s: Slots, data: BankData) -> Slots:
     """The terms scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["pair"]
     out: dict[str, object] = {f: getattr(row, f) for f in ('pair', 'first', 'second', 'pick')}
-    for f in ():
+    for f in ('second', 'pick'):
         text = str(out[f])
         out[f + "_l"] = text[0].lower() + text[1:]
     return out  # type: ignore[return-value]
