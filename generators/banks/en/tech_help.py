@@ -63,4 +63,9 @@ def tech_help_transfer(s: Slots, data: BankData) -> Slots:
     return {"what_s": what, "way": way, "time_s": t, "ideal_s": ideal, "mb_s": f"{mbps / 8:g}"}
 
 
-FUNCTIONS = (tech_help_fix, tech_help_setup, tech_help_speed, tech_help_transfer,)
+def tech_help_explain(s: Slots, data: BankData) -> Slots:
+    t = data.tables["terms"][str(s["pair"])]
+    return {k: getattr(t, k) for k in ("first", "second", "matters", "tip")}
+
+
+FUNCTIONS = (tech_help_explain, tech_help_fix, tech_help_setup, tech_help_speed, tech_help_transfer,)
