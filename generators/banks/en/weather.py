@@ -67,4 +67,9 @@ def weather_wear(s: Slots, data: BankData) -> Slots:
     return {**w, "top": top, "bottom": bottom, "shoes": shoes, "extra": extra}
 
 
-FUNCTIONS = (weather_forecast, weather_compare, other_city, weather_wear,)
+def weather_why(s: Slots, data: BankData) -> Slots:
+    t = data.tables["phenomena"][str(s["thing"])]
+    return {"cause": t.cause, "detail": t.detail, "tip": t.tip}
+
+
+FUNCTIONS = (weather_forecast, weather_why, weather_compare, other_city, weather_wear,)
