@@ -65,4 +65,9 @@ def sports_tourney(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (sports_start, sports_party, sports_rules, sports_tourney,)
+def sports_drill(s: Slots, data: BankData) -> Slots:
+    t = data.tables["skills"][str(s["skill"])]
+    return {"fault": t.fault, "drill": t.drill, "cue": t.cue}
+
+
+FUNCTIONS = (sports_drill, sports_start, sports_party, sports_rules, sports_tourney,)
