@@ -135,4 +135,9 @@ def travel_drive(s: Slots, data: BankData) -> Slots:
     return {"price_s": money(price), "litres": f"{litres:.1f}".removesuffix(".0"), "cost": money(cost),
             "cost2": money(2 * cost), "drive_t": drive_t, "breaks_s": breaks_s}
 
-FUNCTIONS = (travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag, travel_drive,)
+def travel_mishap(s: Slots, data: BankData) -> Slots:
+    t = data.tables["mishaps"][str(s["mishap"])]
+    return {"short": t.short, "first": t.first, "then": t.then, "tip": t.tip}
+
+
+FUNCTIONS = (travel_mishap, travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag, travel_drive,)
