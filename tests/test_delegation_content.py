@@ -795,3 +795,22 @@ def test_a_span_is_said_in_one_clock_style() -> None:
     assert len(said) >= 3          # styles are still drawn
     a, b = say_span(np.random.default_rng(3), "07:00", "19:00")   # same words without a part of the day
     assert (a, b) == (spoken_time(7, 0, 0), spoken_time(19, 0, 0))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_revised_day_is_another_weekday(lang: str) -> None:
+    """"Monday" -> "next Monday" (zh 周一 -> 下周一) is hardly a change the user hears: a revised day
+    names another weekday (or tomorrow / the day after)."""
+    dl = tb._text(lang).delegations
+    rng = np.random.default_rng(21)
+    checked = 0
+    for spec in (s for s in dl.specs if any(r.slot in ("day", "when") for r in s.revisions)):
+        for _ in range(30):
+            slots = spec.draw(rng)
+            rev, new = dl.revise(rng, spec, slots)
+            old_args, new_args = spec.call(slots).args, spec.call(new).args
+            for k, v in new_args.items():
+                if v != old_args.get(k) and str(v).split()[-1:] and str(v).split()[-1] in WEEKDAYS:
+                    checked += 1
+                    assert str(v).split()[-1] != str(old_args[k]).split()[-1], (spec.name, old_args[k], v)
+    assert checked > 50

@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from generators.harness import Execution, ToolCall
+from generators.harness.dates import WEEKDAYS
 
 from .engine import Rng, Slots, SlotSampler, draw_slots, fill, pick, realise, tidy
 
@@ -339,7 +340,9 @@ class Delegations:
                 continue
             cand = dict(slots)
             cand[rev.slot] = new
-            if self.shown(spec, rev, cand) != self.shown(spec, rev, slots) and spec.call(cand) != old_call:
+            new_call = spec.call(cand)
+            if (self.shown(spec, rev, cand) != self.shown(spec, rev, slots) and new_call != old_call
+                    and not _same_weekday(old_call, new_call)):
                 return rev, cand
         raise RuntimeError(f"could not revise {spec.name}")
 
@@ -354,6 +357,22 @@ class Delegations:
 
     def revision_ack(self, rng: Rng, spec: Spec, rev: Revision, old: Slots, new: Slots) -> str:
         return self._say(rng, rev.ack + self.phrases.revise_ack, self.revision_context(spec, rev, old, new))
+
+
+def _weekday_of(value: object) -> str | None:
+    """The weekday a harness day name names ("next Monday", "this Saturday" -> the weekday), else None."""
+    words = str(value).split()
+    return words[-1] if words and words[-1] in WEEKDAYS else None
+
+
+def _same_weekday(old: ToolCall, new: ToolCall) -> bool:
+    """Whether a changed argument names the same weekday as before ("Monday" -> "next Monday", 周一 -> 下周一):
+    a revision the user would hardly hear, so revise() draws again."""
+    for k, v in new.args.items():
+        before = old.args.get(k)
+        if before != v and _weekday_of(before) is not None and _weekday_of(before) == _weekday_of(v):
+            return True
+    return False
 
 
 __all__ = [
