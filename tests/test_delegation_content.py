@@ -376,6 +376,8 @@ def test_lookup_and_search_relays_agree_with_the_bundled_tables() -> None:
             else:
                 winner = a if sa > sb else b
                 assert winner in said and str(max(sa, sb)) in said and str(min(sa, sb)) in said, said
+            # a score is said as a person says it ("2 to 1"), never two bare numbers ("It finished 1 0")
+            assert not re.search(r"\b\d+ \d+\b", said), said
         elif name == "next_match":
             row = _snippet(f"{s['team']} next match")
             opp, day = re.search(r"play (.+) (?:at home|away) on (\w+day)", row).groups()  # type: ignore[union-attr]
