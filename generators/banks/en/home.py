@@ -73,4 +73,9 @@ def home_power(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (home_stain, home_paint, home_plant, home_clean, clean_rooms, home_power,)
+def home_fix(s: Slots, data: BankData) -> Slots:
+    row = data.tables["fixes"][str(s["problem"])]
+    return {"cause": row.cause, "fix": row.fix, "part": row.part, "pro": row.pro}
+
+
+FUNCTIONS = (home_stain, home_paint, home_plant, home_clean, clean_rooms, home_power, home_fix,)

@@ -60,4 +60,9 @@ def music_tempo(s: Slots, data: BankData) -> Slots:
     return {"start": start, "days": days, "days_w": number_words(days), "mid": start + step * (days // 2)}
 
 
-FUNCTIONS = (music_playlist, music_learn, music_albums, music_tempo,)
+def music_care(s: Slots, data: BankData) -> Slots:
+    row = data.tables["instrument_care"][str(s["instrument"])]
+    return {"clean": row.clean, "store": row.store, "service": row.service}
+
+
+FUNCTIONS = (music_playlist, music_learn, music_albums, music_tempo, music_care,)

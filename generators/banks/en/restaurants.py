@@ -55,4 +55,9 @@ def restaurants_occasion(s: Slots, data: BankData) -> Slots:
     return {"party_n": party, "style": o.style, "lead": o.lead, "ask": o.ask, "avoid": o.avoid, "total": money(party * per), "party_w": number_words(party)}
 
 
-FUNCTIONS = (restaurants_booking, restaurants_order, restaurants_tipping, restaurants_occasion,)
+def restaurants_dish(s: Slots, data: BankData) -> Slots:
+    row = data.tables["menu_dishes"][str(s["dish"])]
+    return {"what": row.what, "taste": row.taste, "tip": row.tip}
+
+
+FUNCTIONS = (restaurants_booking, restaurants_order, restaurants_tipping, restaurants_occasion, restaurants_dish,)

@@ -96,4 +96,9 @@ def shopping_unit(s: Slots, data: BankData) -> Slots:
     }
 
 
-FUNCTIONS = (shopping_product, shopping_gift, shopping_rent, shopping_unit,)
+def shopping_secondhand(s: Slots, data: BankData) -> Slots:
+    row = data.tables["secondhand"][str(s["item"])]
+    return {"verdict": row.verdict, "check": row.check, "avoid": row.avoid}
+
+
+FUNCTIONS = (shopping_product, shopping_gift, shopping_rent, shopping_unit, shopping_secondhand,)
