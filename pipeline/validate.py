@@ -37,7 +37,7 @@ from schemas.decode_budget import decode_steps_available, delegate_decode_steps,
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
 from schemas.scene import STALE_CHANGES, VisualChange
-from schemas.numerals import english_numbers
+from schemas.languages.en import english_numbers
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
@@ -439,7 +439,7 @@ def _matches(said: str, known: set[str]) -> bool:
 def rule6_relay_facts_read(v: RowView) -> Iterator[str]:
     """Every number a relay states is in a result it has read or in what was said or requested before it.
 
-    Numbers are read with the row's language (schemas/numerals.py); results are read as English too,
+    Numbers are read with the row's language (schemas/languages/<code>.py); results are read as English too,
     since the harness answers in English whatever the dialogue's language."""
     known_kinds = FLOOR_TAKING + (EventKind.ASSISTANT_TURN, EventKind.DELEGATE, EventKind.BACKEND, EventKind.TIMER)
     for t in v.turns:

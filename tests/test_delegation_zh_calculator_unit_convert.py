@@ -1,7 +1,7 @@
 """Mandarin delegated requests to the calculator and unit_convert tools, against the real harness.
 
 Every zh spec of the two tools is drawn with several seeds and run on a fresh harness (complete and
-partial results). The relay's numbers are read back with schemas/numerals.py (written independently
+partial results). The relay's numbers are read back with schemas/languages/zh.py (written independently
 of the speller, zh/numbers.py) and compared by value with the number this test parses from the
 harness's English result text itself, not with the bank's reader; the speech is Mandarin throughout.
 """
@@ -17,7 +17,7 @@ import pytest
 from generators import text_bank as tb
 from generators.harness import HarnessState, run_task
 from schemas.config import HarnessConfig
-from schemas.numerals import chinese_numbers
+from schemas.languages.zh import chinese_numbers
 
 HARNESS = HarnessConfig()
 TOOLS = ("calculator", "unit_convert")

@@ -2,7 +2,7 @@
 
 Every zh spec of the two tools is drawn with several seeds and run on the real harness (ok, partial,
 failures, a calendar clash); the relay's dates, weekdays, clock times and counts are parsed here, by
-a small Mandarin reader of this file's own (not the bank's readers, not schemas/numerals.py), and
+a small Mandarin reader of this file's own (not the bank's readers, not schemas/languages/zh.py), and
 compared by value with what the harness computed; no English leaks into the Mandarin speech.
 """
 
@@ -20,7 +20,8 @@ from generators.banks.delegations import Spec
 from generators.banks.loader import load_language
 from generators.harness import HarnessState, run_task
 from schemas.config import HarnessConfig
-from schemas.numerals import chinese_numbers, english_numbers
+from schemas.languages.en import english_numbers
+from schemas.languages.zh import chinese_numbers
 
 HARNESS = HarnessConfig()
 D = tb._text("zh").delegations

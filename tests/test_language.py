@@ -13,7 +13,8 @@ import pytest
 from generators import voices as vx
 from generators.common import Planner
 from schemas.config import ConfigError, TimingConfig, parse_config
-from schemas.language import CHINESE, ENGLISH, LANGUAGES, language, segmenter_identity
+from schemas.language import CHINESE, ENGLISH, LANGUAGES, language
+from schemas.languages.zh import segmenter_identity
 from schemas.script import Script
 from tests.generated import FAST_VOICES
 

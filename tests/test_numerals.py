@@ -1,4 +1,4 @@
-"""schemas/numerals.py: the numbers a text states, read as DESIGN §2 rule 6 compares them.
+"""schemas/languages/zh.py: the numbers a text states, read as DESIGN §2 rule 6 compares them.
 
 Cases are Mandarin as the banks say it (zh/numbers.py spells it; these readers are written apart
 from the speller), each with the canonical values it must read. Add cases; don't rewrite.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.numerals import chinese_numbers
+from schemas.languages.zh import chinese_numbers
 
 CASES = [
     # money: 块/毛/分, and a bare digit after 块 is 毛 unless it starts a count

@@ -1,6 +1,6 @@
 """Rule 6 on Mandarin rows: a zh relay of the (English) harness result states only numbers it has read.
 
-The relay says 三到九度 for "3 to 9 degrees Celsius"; schemas/numerals.py reads both by value, written
+The relay says 三到九度 for "3 to 9 degrees Celsius"; schemas/languages/zh.py reads both by value, written
 independently of the speller (generators/banks/zh/numbers.py), so a wrong spelling is a violation.
 """
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pytest
 
 from generators.banks.zh import numbers as zh
 from pipeline.validate import validate_row
-from schemas.numerals import chinese_numbers, english_numbers
+from schemas.languages.en import english_numbers
+from schemas.languages.zh import chinese_numbers
 from tests.generated import FIXTURE_CONFIG, find_relay
 
 _NUMERAL = re.compile(r"[零一二两三四五六七八九十百千万]+")
