@@ -23,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.config import DEFAULT_CAST, SUPPORTED_LANGUAGES, ConfigError, RunConfig, VoicesConfig
+from schemas.language import LANGUAGES
 
 BANK_FILE = Path(__file__).with_name("voice_bank.yaml")
 ESPEAK = "espeak-ng"
@@ -161,8 +162,9 @@ def _folder_voices(folder: str) -> tuple[BankVoice, ...]:
 
 
 def prompt_language(text: str) -> str:
-    """The language of a prompt transcript: Mandarin when it holds a CJK ideograph, else English."""
-    return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    """The language of a prompt transcript: the first language whose script test it passes
+    (Mandarin when it holds a Han character), else English."""
+    return next((lang.code for lang in LANGUAGES.values() if lang.script is not None and lang.script(text)), "en")
 
 
 def cosyvoice_folder_voices(folder: Path) -> tuple[BankVoice, ...]:

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from schemas.language import Language
+from schemas.language import Language, written_in
 from schemas.protocol import LEAK_TOKENS
 
 Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=400)]
@@ -96,7 +96,6 @@ class DelegationReply(_Reply):
 
 # Markup a spoken line never has (the model's habits from chat, not speech).
 _MARKUP = re.compile(r"[*#`_\[\]{}<>|~]|\n")
-_HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 def text_problems(lang: Language, texts: Iterable[str]) -> list[str]:
@@ -107,8 +106,8 @@ def text_problems(lang: Language, texts: Iterable[str]) -> list[str]:
             out.append(f"{t!r} contains a protocol token")
         elif _MARKUP.search(t):
             out.append(f"{t!r} contains markup or a line break; write plain spoken text")
-        elif (lang.code == "zh") != bool(_HAN.search(t)):
-            out.append(f"{t!r} is not written in {'Mandarin Chinese' if lang.code == 'zh' else 'English'}")
+        elif not written_in(lang, t):
+            out.append(f"{t!r} is not written in {lang.name}")
     return out
 
 

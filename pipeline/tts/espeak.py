@@ -13,8 +13,8 @@ Output contract of :meth:`EspeakBackend.synthesize` (downstream mixing relies on
 * trimmed: leading/trailing samples below -45 dBFS are removed, so the first and the last sample
   are themselves at or above -45 dBFS (the utterance starts and ends "on speech");
 * one :class:`WordTiming` per written token (whitespace tokens, or for voices of a language
-  written without spaces, ``_VOICE_LANGUAGES``: Mandarin ``cmn``, that ``schemas.language.Language``'s
-  jieba words; the voice decides, because it is what the planner drew for the script's language).
+  written without spaces, the ``Language`` whose ``espeak_voices`` name the voice file (Mandarin
+  ``cmn``): its words (jieba); the voice decides, because it is what the planner drew for the script's language).
 
 What espeak is given is the text's *spoken form* (pipeline/tts/spoken.py: "8:30" as "eight thirty",
 "3点" as "三点"), not the written text, and its WORD events (character offsets into that form) and
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import _ctypes
 import ctypes
+import fnmatch
 import functools
 import os
 import re
@@ -50,7 +51,8 @@ from typing import Any
 import espeakng_loader
 import numpy as np
 
-from schemas.language import Language, language
+from schemas.language import LANGUAGES, Language
+from schemas.languages.base import whitespace_words
 from schemas.script import VoiceSpec
 
 from .base import SILENCE_DBFS, Synthesis, level_and_trim
@@ -79,24 +81,25 @@ _RAND_SEED = 1  # espeak seeds its RNG from time(NULL) at initialisation; pin it
 
 _RATE_RANGE = (80, 450)  # espeak-ng's accepted words-per-minute range
 
-#: espeak-ng voice files (the part of ``VoiceSpec.name`` before "+") whose text is written without
-#: spaces between words, and the schemas Language whose ``words`` gives their tokens.
-_VOICE_LANGUAGES: dict[str, str] = {"cmn": "zh"}
+def _speaking(voice: VoiceSpec) -> Language | None:
+    """The Language whose ``espeak_voices`` patterns match ``voice``'s file (the part of its name
+    before "+"): Mandarin for ``cmn``, English for ``en*`` files; None for any other."""
+    file = voice.name.partition("+")[0].lower()
+    return next((lang for lang in LANGUAGES.values()
+                 if any(fnmatch.fnmatchcase(file, p) for p in lang.espeak_voices)), None)
 
 
 def voice_language(voice: VoiceSpec) -> Language | None:
     """The Language that tokenises text for ``voice``; None for whitespace tokens (English...)."""
-    code = _VOICE_LANGUAGES.get(voice.name.partition("+")[0].lower())
-    return language(code) if code else None
+    lang = _speaking(voice)
+    return lang if lang is not None and lang.segment is not whitespace_words else None
 
 
 def voice_speech_language(voice: VoiceSpec) -> str | None:
     """The language whose spoken forms ``voice`` is given (pipeline/tts/spoken): "zh" for the
     Mandarin voice files, "en" for English ones, None (text said as written) for the rest."""
-    lang = voice_language(voice)
-    if lang is not None:
-        return lang.code
-    return "en" if voice.name.lower().startswith("en") else None
+    lang = _speaking(voice)
+    return lang.code if lang is not None else None
 
 
 class _Event(ctypes.Structure):

@@ -22,7 +22,8 @@ class Language:
     segment: Callable[[str], list[str]]          # text -> word tokens, punctuation attached
     numbers: Callable[[str], set[str]]           # the numbers a text states (rule 6)
     spoken: Callable[[Sequence[str]], list[str]]  # written tokens -> what each says (TTS spoken form)
-    espeak_voices: tuple[str, ...] = ()          # espeak-ng voice files (name before "+") that speak it
+    espeak_voices: tuple[str, ...] = ()          # espeak-ng voice files (name before "+") that speak
+                                                 # it, as fnmatch patterns ("en*", "cmn")
     closers: str = ""                 # closing quotes/brackets that may follow a sentence end ("好。”")
     script: Callable[[str], bool] | None = None  # whether a text is written in this language's script
                                                  # (None: a Latin-script language, "no Han")

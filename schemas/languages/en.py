@@ -206,4 +206,4 @@ def english_spoken(tokens: Sequence[str]) -> list[str]:
 
 ENGLISH = Language(code="en", name="English", word_separator=" ", sentence_ends=(".", "?", "!"),
                    phrase_ends=(".", ",", "?", "!", ";", ":"), question_ends=("?",), segment=whitespace_words, numbers=english_numbers,
-                   spoken=english_spoken, espeak_voices=("en",))
+                   spoken=english_spoken, espeak_voices=("en*",))
