@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from generators.banks.loader import babble_sentences
 from pipeline import acoustics as ac
 from pipeline.rooms import list_audio, load_audio
 from schemas.timeline import BabbleNoise, ColourNoise, FileNoise, HumNoise, Noise
@@ -29,60 +30,6 @@ from schemas.timeline import BabbleNoise, ColourNoise, FileNoise, HumNoise, Nois
 BABBLE_BANK_TALKERS = 12
 BABBLE_BANK_SECONDS = 24.0
 BABBLE_BANK_VERSION = 1
-BABBLE_SENTENCES_EN: tuple[str, ...] = (
-    "I told her we would meet at the station around six, but the train was late again.",
-    "Did you see the game last night? They scored twice in the last ten minutes.",
-    "We are thinking about painting the kitchen a lighter colour this spring.",
-    "The new place on the corner does a really good breakfast, and it is not expensive.",
-    "My brother just started a job in the city, so he is looking for a flat.",
-    "Can you pass me the menu? I have not decided what to order yet.",
-    "It rained the whole weekend, so we stayed in and watched old films.",
-    "She says the meeting moved to Thursday, which works better for everyone.",
-    "I think we should leave a bit earlier tomorrow to avoid the traffic.",
-    "They finally fixed the heating in the office, so it is warm again.",
-    "We went to the market this morning and bought far too many vegetables.",
-    "Honestly, the second season was better than the first one.",
-    "He keeps forgetting his keys, so now we hide a spare one in the garden.",
-    "The kids have a school trip next week, and they cannot stop talking about it.",
-    "I need to call the bank about my card before they close.",
-    "Let us try that little Italian place everyone keeps talking about.",
-    "The flight was fine, but the queue at passport control took forever.",
-    "I started running in the mornings, and I actually feel much better.",
-    "Our neighbours are building an extension, so it has been noisy all month.",
-    "Do you remember the name of the hotel we stayed at last summer?",
-    "The coffee here is great, but the music is always far too loud.",
-    "We should book the tickets now, before the prices go up again.",
-    "My phone battery dies so quickly these days, I might get a new one.",
-    "Apparently the museum is free on the first Sunday of every month.",
-)
-BABBLE_SENTENCES_ZH: tuple[str, ...] = (
-    "我跟她说好了六点左右在车站见，结果火车又晚点了。",
-    "你看昨晚的比赛了吗？最后十分钟连进了两个球。",
-    "我们打算今年春天把厨房刷成浅一点的颜色。",
-    "街角新开的那家早餐店挺好吃的，而且不贵。",
-    "我哥刚在城里找了份工作，正在到处看房子呢。",
-    "能把菜单递给我吗？我还没想好点什么。",
-    "周末下了两天雨，我们就待在家里看老电影。",
-    "她说会议改到星期四了，这样大家都方便。",
-    "我觉得明天得早点出门，免得路上堵车。",
-    "办公室的暖气终于修好了，现在又暖和了。",
-    "我们早上去了趟菜市场，买了一大堆蔬菜。",
-    "说实话，第二季比第一季好看多了。",
-    "他老是忘带钥匙，所以我们在花园里藏了一把备用的。",
-    "孩子们下周要去春游，这几天天天都在说这个。",
-    "我得趁银行下班前打个电话问问卡的事。",
-    "要不我们去试试大家一直在说的那家意大利餐厅吧。",
-    "飞机倒是挺顺利的，就是过海关排队排了好久。",
-    "我最近开始早上跑步了，感觉整个人精神多了。",
-    "邻居家在装修，这一个月都吵得不行。",
-    "你还记得去年夏天我们住的那家酒店叫什么名字吗？",
-    "这家的咖啡很不错，就是音乐总是放得太大声。",
-    "我们还是现在就把票订了吧，不然又要涨价了。",
-    "我手机现在掉电特别快，可能得换个新的了。",
-    "听说博物馆每个月第一个星期天免费开放。",
-)
-# The sentences the babble talkers of each language read (schemas/language.py codes).
-BABBLE_SENTENCES: dict[str, tuple[str, ...]] = {"en": BABBLE_SENTENCES_EN, "zh": BABBLE_SENTENCES_ZH}
 _BANKS: dict[str, list[np.ndarray]] = {}
 
 
@@ -91,13 +38,12 @@ def babble_bank(tts: Any, sample_rate: int, language: str = "en") -> list[np.nda
     language (its sentences, read by voices of its own pool: generators/voices.py)."""
     from generators import voices as vx
 
-    if language not in BABBLE_SENTENCES:
-        raise ValueError(f"no babble sentences for language {language!r} (have: {', '.join(BABBLE_SENTENCES)})")
+    sentences = babble_sentences(language)   # generators/banks/<language>/babble.yaml
     ident = tts.identity() if hasattr(tts, "identity") else {"name": getattr(tts, "name", "?")}
     key = json.dumps([ident, sample_rate, BABBLE_BANK_VERSION, language], sort_keys=True)
     if key in _BANKS:
         return _BANKS[key]
-    sentences, people = BABBLE_SENTENCES[language], vx.pools_for(language).people
+    people = vx.pools_for(language).people
     rng = np.random.default_rng(20260101)
     bank = []
     for _ in range(BABBLE_BANK_TALKERS):

@@ -54,7 +54,7 @@ from .engine import (
 
 BANKS_DIR = Path(__file__).resolve().parent
 # visual.yaml (the Omni families' lines) is read and linted by generators/scenes/bank.py, not here.
-FIXED_FILES = ("language.yaml", "common.yaml", "chatter.yaml", "delegation.yaml", "visual.yaml")
+FIXED_FILES = ("language.yaml", "common.yaml", "chatter.yaml", "delegation.yaml", "visual.yaml", "babble.yaml")
 # slots every correction phrase may use besides the entry's own (and their old_ forms)
 _CORRECTION_SLOTS = ("new", "old")
 # slots every delegation phrase may use: the task's topic, a short name for it, the service answering it
@@ -766,3 +766,16 @@ def load_language(language: str = "en") -> Bank:
     if language not in bank_languages():
         raise BankError(f"no text bank for language {language!r} (banks exist for: {', '.join(bank_languages())})")
     return load_bank(BANKS_DIR / language, language)
+
+
+@functools.lru_cache(maxsize=None)
+def babble_sentences(language: str) -> tuple[str, ...]:
+    """The sentences `language`'s babble talkers read (`generators/banks/<language>/babble.yaml`),
+    in order; a language without the file is refused by name."""
+    path = BANKS_DIR / language / "babble.yaml"
+    if not path.is_file():
+        have = sorted(p.parent.name for p in BANKS_DIR.glob("*/babble.yaml"))
+        raise ValueError(f"no babble sentences for language {language!r} (have: {', '.join(have)})")
+    spec = _read(path, model.BabbleFile)
+    _no_duplicates(f"{language}/babble.yaml", spec.sentences, "sentence")
+    return tuple(spec.sentences)

@@ -346,3 +346,8 @@ class LanguageFile(_Strict):
 
     domains: tuple[str, ...] = Field(min_length=1)
     delegations: tuple[str, ...] = ()   # harness tools: delegation_<tool>.yaml (none: no delegation.yaml either)
+
+
+class BabbleFile(_Strict):
+    """`<lang>/babble.yaml`: the sentences the language's babble talkers read, in order."""
+    sentences: list[str] = Field(min_length=1)
