@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from generators.registry import plan_trajectory, scenario_for, trajectory_seed
-from generators.text_lint import lint_hesitation, lint_reply, lint_script, lint_utterance
+from generators.banks.en.lint import lint_hesitation, lint_reply, lint_utterance
+from generators.text_lint import lint_script
 from schemas.config import RunConfig
 
 

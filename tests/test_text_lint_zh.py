@@ -1,4 +1,4 @@
-"""The Mandarin generated-text lint (generators/text_lint.py LINTS["zh"]): what it catches, what it
+"""The Mandarin generated-text lint (generators/banks/zh/lint.py): what it catches, what it
 leaves alone, and that 1,000 scripts of the default zh mix (delegations included) give it nothing.
 """
 from __future__ import annotations
@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from generators.registry import plan_trajectory, scenario_for, scenario_weights, trajectory_seed
-from generators.text_lint import lint_reply_zh, lint_script, lint_speech_zh, lint_utterance_zh
+from generators.banks.zh.lint import lint_reply_zh, lint_speech_zh, lint_utterance_zh
+from generators.text_lint import lint_script
 from schemas.config import RunConfig
 
 
@@ -53,7 +54,7 @@ def test_a_thousand_default_zh_scripts_are_clean() -> None:
 
 def test_a_zh_private_request_is_mandarin():
     """"14.2 plus 32.8" in a Mandarin request is mixed-language text; a harness name glossed in （）may stay."""
-    from generators.text_lint import lint_request_zh
+    from generators.banks.zh.lint import lint_request_zh
     assert [h.check for h in lint_request_zh("计算总价（元）：14.2 plus 32.8。")] == ["latin_in_request"]
     assert lint_request_zh("计算总价（元）：14.2加32.8。") == []
     assert lint_request_zh("列出日历上周一（Monday）的所有日程和开始时间。") == []

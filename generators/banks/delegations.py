@@ -183,7 +183,7 @@ class Delegations:
     and answer in English, as most services do); a language's phrases and readers say its results
     in that language. ``say_time`` turns a harness clock time ("18:30") into speech and ``say_day``
     a harness weekday ("Monday"), both for a calendar clash; ``tidy(text, capitalize)`` is the
-    language's render rule for filled templates (generators/text_bank.py ``RULES``).
+    language's render rule for filled templates (the bank folder's ``RULES``).
     """
 
     specs: tuple[Spec, ...]

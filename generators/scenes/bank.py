@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from generators.banks.engine import render_rng
 from generators.banks.loader import BANKS_DIR
 from generators.scenes.catalog import catalog
-from generators.text_lint import LINTS
+from generators.text_lint import lints_for
 from schemas.language import language as language_of
 
 VISUAL_FILE = "visual.yaml"
@@ -154,7 +154,7 @@ def _lint_template(where: str, template: str, slots: dict[str, str], language: s
     for name in _SLOT.findall(template):
         if name not in slots:
             raise VisualBankError(f"{where}: slot {{{name}}} is not one of {sorted(slots)} in {template!r}")
-    lint = LINTS.get(language)
+    lint = lints_for(language)
     rng = np.random.default_rng(0)
     for _ in range(_LINT_DRAWS):
         line = render_rng(rng, (template,), slots)
