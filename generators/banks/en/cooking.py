@@ -119,4 +119,14 @@ def cooking_store(s: Slots, data: BankData) -> Slots:
     return out  # type: ignore[return-value]
 
 
-FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing, cooking_tin, cooking_store,)
+def cooking_done(s: Slots, data: BankData) -> Slots:
+    """The done scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["dish"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('dish', 'sign', 'check', 'tip')}
+    for f in ('sign', 'check', 'tip'):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing, cooking_tin, cooking_store, cooking_done,)

@@ -98,4 +98,14 @@ def health_remedy(s: Slots, data: BankData) -> Slots:
     return out  # type: ignore[return-value]
 
 
-FUNCTIONS = (health_sleep, health_steps, health_stretch, health_water, health_heart, health_remedy,)
+def health_swap(s: Slots, data: BankData) -> Slots:
+    """The swap scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["habit"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('habit', 'swap', 'why', 'tip')}
+    for f in ('swap', 'why', 'tip'):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (health_sleep, health_steps, health_stretch, health_water, health_heart, health_remedy, health_swap,)
