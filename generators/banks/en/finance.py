@@ -137,4 +137,14 @@ def finance_terms(s: Slots, data: BankData) -> Slots:
     return out  # type: ignore[return-value]
 
 
-FUNCTIONS = (save_amount, save_saved, finance_save, budget_income, budget_rent, finance_budget, finance_growth, finance_loan, finance_terms,)
+def finance_cutback(s: Slots, data: BankData) -> Slots:
+    """The cutback scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["cost"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('cost', 'first', 'also', 'tip')}
+    for f in ('first', 'also', 'tip'):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (save_amount, save_saved, finance_save, budget_income, budget_rent, finance_budget, finance_growth, finance_loan, finance_terms, finance_cutback,)

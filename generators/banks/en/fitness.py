@@ -114,4 +114,14 @@ def fitness_form(s: Slots, data: BankData) -> Slots:
     return out  # type: ignore[return-value]
 
 
-FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace, fitness_swim, fitness_form,)
+def fitness_warmup(s: Slots, data: BankData) -> Slots:
+    """The warmup scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
+    row = s["activity"]
+    out: dict[str, object] = {f: getattr(row, f) for f in ('activity', 'start', 'moves', 'tip')}
+    for f in ('start', 'moves', 'tip'):
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out  # type: ignore[return-value]
+
+
+FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace, fitness_swim, fitness_form, fitness_warmup,)
