@@ -70,4 +70,9 @@ def sports_drill(s: Slots, data: BankData) -> Slots:
     return {"fault": t.fault, "drill": t.drill, "cue": t.cue}
 
 
-FUNCTIONS = (sports_drill, sports_start, sports_party, sports_rules, sports_tourney,)
+def sports_warmup(s: Slots, data: BankData) -> Slots:
+    t = data.tables["sessions"][str(s["activity"])]
+    return {"warmup": t.warmup, "cooldown": t.cooldown, "tip": t.tip}
+
+
+FUNCTIONS = (sports_warmup, sports_drill, sports_start, sports_party, sports_rules, sports_tourney,)

@@ -68,4 +68,9 @@ def tech_help_explain(s: Slots, data: BankData) -> Slots:
     return {k: getattr(t, k) for k in ("first", "second", "matters", "tip")}
 
 
-FUNCTIONS = (tech_help_explain, tech_help_fix, tech_help_setup, tech_help_speed, tech_help_transfer,)
+def tech_help_scam(s: Slots, data: BankData) -> Slots:
+    t = data.tables["scams"][str(s["scam"])]
+    return {"signs": t.signs, "action": t.action, "prevent": t.prevent}
+
+
+FUNCTIONS = (tech_help_scam, tech_help_explain, tech_help_fix, tech_help_setup, tech_help_speed, tech_help_transfer,)

@@ -140,4 +140,9 @@ def travel_mishap(s: Slots, data: BankData) -> Slots:
     return {"short": t.short, "first": t.first, "then": t.then, "tip": t.tip}
 
 
-FUNCTIONS = (travel_mishap, travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag, travel_drive,)
+def travel_tripkind(s: Slots, data: BankData) -> Slots:
+    t = data.tables["trip_kinds"][str(s["trip"])]
+    return {"before": t.before, "during": t.during, "tip": t.tip}
+
+
+FUNCTIONS = (travel_tripkind, travel_mishap, travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag, travel_drive,)

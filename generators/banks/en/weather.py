@@ -72,4 +72,9 @@ def weather_why(s: Slots, data: BankData) -> Slots:
     return {"cause": t.cause, "detail": t.detail, "tip": t.tip}
 
 
-FUNCTIONS = (weather_forecast, weather_why, weather_compare, other_city, weather_wear,)
+def weather_hazard(s: Slots, data: BankData) -> Slots:
+    t = data.tables["hazards"][str(s["hazard"])]
+    return {"before": t.before, "during": t.during, "after": t.after}
+
+
+FUNCTIONS = (weather_hazard, weather_forecast, weather_why, weather_compare, other_city, weather_wear,)
