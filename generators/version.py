@@ -27,6 +27,11 @@ scripts for the same seed change.
 0.6.1: a booking request says its length (the harness call carries only what the user said); English
 answers gain more wordings; zh cancel acknowledgements and an installment request reworded. English and
 Mandarin scripts for the same seed change.
+0.7.0: 24 new English question types (two per domain, e.g. how to store X, what causes X, is this a scam,
+how to fix X), each over a table whose rows carry their own prose (issue #12 variety), new small talk
+and timer labels; a score is said "2 to 1", not "2 1"; a revised day names another weekday (周一 is not
+revised to 下周一, nor Monday to next Monday). English scripts for the same seed change; Mandarin ones
+change only where a day revision drew the same weekday.
 """
 
-GENERATOR_VERSION = "0.6.1"
+GENERATOR_VERSION = "0.7.0"
