@@ -256,7 +256,7 @@ def test_a_shard_batches_its_trajectories_lines_and_the_rows_are_the_same_bytes(
         calls[batch] = counting.calls
     assert (summaries[8].rows, summaries[8].failed) == (2, 0), summaries[8].failures
     assert summaries[8].sha256 == summaries[1].sha256
-    assert set(calls[1]) == {1} and len(calls[1]) >= 3   # unbatched: one actor call per line
+    assert set(calls[1]) == {1} and len(calls[1]) >= 2   # unbatched: one actor call per line (one or more per trajectory)
     assert len(calls[8]) < sum(calls[8]) and max(calls[8]) <= 8 and len(calls[8]) < len(calls[1]), calls
 
 
