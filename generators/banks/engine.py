@@ -297,6 +297,16 @@ class Scenario:
         return out
 
 
+def row_prose(row: object, fields: Sequence[str], lowered: Sequence[str] = ()) -> Slots:
+    """A table row's own prose fields as slots, plus `<field>_l` lower-case-first copies of `lowered`
+    (the field said mid-sentence): what a scenario that answers from its row's text derives."""
+    out: dict[str, object] = {f: getattr(row, f) for f in fields}
+    for f in lowered:
+        text = str(out[f])
+        out[f + "_l"] = text[0].lower() + text[1:]
+    return out
+
+
 def draw_slots(rng: Rng, samplers: Mapping[str, SlotSampler]) -> Slots:
     """Draw every slot in order; each sampler sees the slots drawn before it."""
     out: Slots = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..engine import Slots, money, number_words, spoken_time
+from ..engine import Slots, money, number_words, row_prose, spoken_time
 from ..loader import BankData
 
 
@@ -112,21 +112,13 @@ def cooking_tin(s: Slots, data: BankData) -> Slots:
 def cooking_store(s: Slots, data: BankData) -> Slots:
     """The store scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["food"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('food', 'where', 'keeps', 'tip')}
-    for f in ('keeps', 'tip'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('food', 'where', 'keeps', 'tip'), ('keeps', 'tip'))
 
 
 def cooking_done(s: Slots, data: BankData) -> Slots:
     """The done scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["dish"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('dish', 'sign', 'check', 'tip')}
-    for f in ('sign', 'check', 'tip'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('dish', 'sign', 'check', 'tip'), ('sign', 'check', 'tip'))
 
 
 FUNCTIONS = (cooking_recipe, cooking_sub, cooking_roast, cooking_prep, cooking_timing, cooking_tin, cooking_store, cooking_done,)

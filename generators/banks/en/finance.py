@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine import Rng, Slots, money, number_words
+from ..engine import Rng, Slots, money, number_words, row_prose
 from ..loader import BankData
 
 
@@ -130,21 +130,13 @@ def finance_loan(s: Slots, data: BankData) -> Slots:
 def finance_terms(s: Slots, data: BankData) -> Slots:
     """The terms scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["pair"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('pair', 'first', 'second', 'pick')}
-    for f in ('second', 'pick'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('pair', 'first', 'second', 'pick'), ('second', 'pick'))
 
 
 def finance_cutback(s: Slots, data: BankData) -> Slots:
     """The cutback scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["cost"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('cost', 'first', 'also', 'tip')}
-    for f in ('first', 'also', 'tip'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('cost', 'first', 'also', 'tip'), ('first', 'also', 'tip'))
 
 
 FUNCTIONS = (save_amount, save_saved, finance_save, budget_income, budget_rent, finance_budget, finance_growth, finance_loan, finance_terms, finance_cutback,)

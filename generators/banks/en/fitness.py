@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine import Slots, number_words
+from ..engine import Slots, number_words, row_prose
 from ..loader import BankData
 
 
@@ -107,21 +107,13 @@ def fitness_swim(s: Slots, data: BankData) -> Slots:
 def fitness_form(s: Slots, data: BankData) -> Slots:
     """The form scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["exercise"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('exercise', 'setup', 'cue', 'mistake')}
-    for f in ('cue',):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('exercise', 'setup', 'cue', 'mistake'), ('cue',))
 
 
 def fitness_warmup(s: Slots, data: BankData) -> Slots:
     """The warmup scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["activity"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('activity', 'start', 'moves', 'tip')}
-    for f in ('start', 'moves', 'tip'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('activity', 'start', 'moves', 'tip'), ('start', 'moves', 'tip'))
 
 
 FUNCTIONS = (fitness_race, fitness_workout, fitness_reps, fitness_pace, fitness_swim, fitness_form, fitness_warmup,)

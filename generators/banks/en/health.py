@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine import Slots, number_words, spoken_time
+from ..engine import Slots, number_words, row_prose, spoken_time
 from ..loader import BankData
 
 
@@ -91,21 +91,13 @@ def health_heart(s: Slots, data: BankData) -> Slots:
 def health_remedy(s: Slots, data: BankData) -> Slots:
     """The remedy scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["ailment"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('ailment', 'first', 'also', 'doctor')}
-    for f in ('first', 'doctor'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('ailment', 'first', 'also', 'doctor'), ('first', 'doctor'))
 
 
 def health_swap(s: Slots, data: BankData) -> Slots:
     """The swap scenario: the drawn row's own prose fields (and lower-case-first copies for mid-sentence use)."""
     row = s["habit"]
-    out: dict[str, object] = {f: getattr(row, f) for f in ('habit', 'swap', 'why', 'tip')}
-    for f in ('swap', 'why', 'tip'):
-        text = str(out[f])
-        out[f + "_l"] = text[0].lower() + text[1:]
-    return out  # type: ignore[return-value]
+    return row_prose(row, ('habit', 'swap', 'why', 'tip'), ('swap', 'why', 'tip'))
 
 
 FUNCTIONS = (health_sleep, health_steps, health_stretch, health_water, health_heart, health_remedy, health_swap,)
