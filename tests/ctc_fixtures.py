@@ -26,8 +26,11 @@ def build_tiny_ctc(d: Path) -> Path:
     fe = Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0, do_normalize=True)
     Wav2Vec2Processor(feature_extractor=fe, tokenizer=tok).save_pretrained(str(d))
     torch.manual_seed(0)
+    # 200 frames a second (stride 80), not a released model's 50: the tiny random CosyVoice speaks at
+    # its minimum length, 2 speech tokens per text token, about 56 characters a second where people
+    # say about 15, and a CTC path needs a frame per character (two for a doubled letter).
     cfg = Wav2Vec2Config(vocab_size=len(chars), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                         intermediate_size=64, conv_dim=(16,) * 7, num_conv_pos_embeddings=16,
-                         num_conv_pos_embedding_groups=2, pad_token_id=0)
+                         intermediate_size=64, conv_dim=(16,) * 7, conv_stride=(5, 2, 2, 2, 2, 1, 1),
+                         num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2, pad_token_id=0)
     Wav2Vec2ForCTC(cfg).save_pretrained(str(d))
     return d
