@@ -59,7 +59,7 @@ SITUATIONS: dict[str, tuple[str, int]] = {
     # a timer's small talk no longer asks, as its announcement follows unprompted
     "assistant_question": ("turn_taking", 6),
     # a short timer with small talk in it: the reply ends a few seconds before the announcement
-    "timer_smalltalk": ("proactive_timer", 130),
+    "timer_smalltalk": ("proactive_timer", 157),
 }
 DATASET_FAMILIES: tuple[str, ...] = ("turn_taking", "backchannel", "interruption_discard", "delegation")
 
