@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine import Slots, number_words, spoken_time
+from ..engine import Slots, number_words, row_prose, spoken_time
 from ..loader import BankData
 
 
@@ -67,12 +67,12 @@ def sports_tourney(s: Slots, data: BankData) -> Slots:
 
 def sports_drill(s: Slots, data: BankData) -> Slots:
     t = data.tables["skills"][str(s["skill"])]
-    return {"fault": t.fault, "drill": t.drill, "cue": t.cue}
+    return row_prose(t, ("fault", "drill", "cue"))
 
 
 def sports_warmup(s: Slots, data: BankData) -> Slots:
     t = data.tables["sessions"][str(s["activity"])]
-    return {"warmup": t.warmup, "cooldown": t.cooldown, "tip": t.tip}
+    return row_prose(t, ("warmup", "cooldown", "tip"))
 
 
 FUNCTIONS = (sports_warmup, sports_drill, sports_start, sports_party, sports_rules, sports_tourney,)

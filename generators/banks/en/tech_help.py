@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..engine import Slots, number_words
+from ..engine import Slots, number_words, row_prose
 from ..loader import BankData
 
 
@@ -70,7 +70,7 @@ def tech_help_explain(s: Slots, data: BankData) -> Slots:
 
 def tech_help_scam(s: Slots, data: BankData) -> Slots:
     t = data.tables["scams"][str(s["scam"])]
-    return {"signs": t.signs, "action": t.action, "prevent": t.prevent}
+    return row_prose(t, ("signs", "action", "prevent"))
 
 
 FUNCTIONS = (tech_help_scam, tech_help_explain, tech_help_fix, tech_help_setup, tech_help_speed, tech_help_transfer,)

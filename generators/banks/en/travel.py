@@ -6,7 +6,7 @@ import math
 
 from generators.harness.weather import CLIMATE
 
-from ..engine import Rng, Slots, money, number_words
+from ..engine import Rng, Slots, money, number_words, row_prose
 from ..loader import BankData
 
 
@@ -137,12 +137,12 @@ def travel_drive(s: Slots, data: BankData) -> Slots:
 
 def travel_mishap(s: Slots, data: BankData) -> Slots:
     t = data.tables["mishaps"][str(s["mishap"])]
-    return {"short": t.short, "first": t.first, "then": t.then, "tip": t.tip}
+    return row_prose(t, ("short", "first", "then", "tip"))
 
 
 def travel_tripkind(s: Slots, data: BankData) -> Slots:
     t = data.tables["trip_kinds"][str(s["trip"])]
-    return {"before": t.before, "during": t.during, "tip": t.tip}
+    return row_prose(t, ("before", "during", "tip"))
 
 
 FUNCTIONS = (travel_tripkind, travel_mishap, travel_plan, travel_packing, travel_budget, jetlag_route, travel_jetlag, travel_drive,)

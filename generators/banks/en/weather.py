@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from generators.harness.weather import degrees, forecast
 
-from ..engine import Rng, Slots, number_words
+from ..engine import Rng, Slots, number_words, row_prose
 from ..loader import BankData
 
 
@@ -69,12 +69,12 @@ def weather_wear(s: Slots, data: BankData) -> Slots:
 
 def weather_why(s: Slots, data: BankData) -> Slots:
     t = data.tables["phenomena"][str(s["thing"])]
-    return {"cause": t.cause, "detail": t.detail, "tip": t.tip}
+    return row_prose(t, ("cause", "detail", "tip"))
 
 
 def weather_hazard(s: Slots, data: BankData) -> Slots:
     t = data.tables["hazards"][str(s["hazard"])]
-    return {"before": t.before, "during": t.during, "after": t.after}
+    return row_prose(t, ("before", "during", "after"))
 
 
 FUNCTIONS = (weather_hazard, weather_forecast, weather_why, weather_compare, other_city, weather_wear,)
