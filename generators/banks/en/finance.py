@@ -114,7 +114,10 @@ def finance_loan(s: Slots, data: BankData) -> Slots:
     r = apr / 100 / 12
     pay = max(25 * math.ceil(balance * int(s["pay_pct"]) / 100 / 25), 25 * math.ceil((balance * r + 20) / 25))  # type: ignore[arg-type]
     n = math.ceil(-math.log(1 - r * balance / pay) / math.log(1 + r)) if r > 0 else math.ceil(balance / pay)
-    total = pay * n
+    # the last payment is only what is left: the balance after n-1 full payments, plus its month's interest
+    growth = (1 + r) ** (n - 1)
+    left = balance * growth - (pay * (growth - 1) / r if r > 0 else pay * (n - 1))
+    total = round(pay * (n - 1) + left * (1 + r))
     interest = max(0, total - balance)
     years, months = divmod(n, 12)
     span = (f"{years} year{'s' if years != 1 else ''}" if years else "") + (" and " if years and months else "") + (f"{months} month{'s' if months != 1 else ''}" if months else "")
