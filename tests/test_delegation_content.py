@@ -480,7 +480,7 @@ def test_retry_cancel_and_their_texts() -> None:
             assert ends_like_sentence(req) and not MARKUP.search(req)
             spoken_ok(ack)
             assert re.search(r"cancel|never mind|forget|scratch|don't worry|stop|drop|skip|no need|call off", req, re.I), req
-            assert re.search(r"cancel|called off|calling off|stop|drop|forget|off|won't go ahead|no more", ack, re.I), ack
+            assert re.search(r"cancel|called off|calling off|stop|drop|forget|off|scrapped|won't go ahead|no more", ack, re.I), ack
             assert tb.cancel_request_text(c) == f"Cancel the pending request for {c.topic}; the user no longer needs it."
     # topic-aware: the cancel lines name many different things
     cs = [tb.draw_delegation(rng) for _ in range(300)]

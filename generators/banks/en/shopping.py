@@ -15,9 +15,10 @@ def shopping_product(s: Slots, data: BankData) -> Slots:
     mid = (p.low + p.high) / 2
     tier = "entry level" if budget < p.low + (p.high - p.low) * 0.25 else "mid range" if budget < mid else "premium"
     advice = {
-        "entry level": "[you'll get the basics, so focus on the one feature that matters most to you|it covers the essentials, so pick the one feature you care about most|expect the basics, so put your money on the feature you'd miss most]",
-        "mid range": "[you're in the sweet spot where quality jumps without paying for the brand|that's the range where you get real quality without a brand markup|you get most of the quality of the expensive ones for a lot less]",
-        "premium": "[you can afford the top models, so don't let a salesperson push you past your budget|the best models are within reach, just don't get talked into spending more|that opens up the top of the range, so stick to your limit in the shop]",
+        # said after the price range, so each names the budget it is about
+        "entry level": "[at your budget you'll get the basics, so focus on the one feature that matters most to you|your budget covers the essentials, so pick the one feature you care about most|at your budget expect the basics, so put your money on the feature you'd miss most]",
+        "mid range": "[your budget is in the sweet spot where quality jumps without paying for the brand|your budget sits where you get real quality without a brand markup|at your budget you get most of the quality of the expensive ones for a lot less]",
+        "premium": "[your budget reaches the top models, so don't let a salesperson push you past it|at your budget the best models are within reach, just don't get talked into spending more|your budget opens up the top of the range, so stick to your limit in the shop]",
     }[tier]
     name = p.name.removeprefix("pair of ")
     return {
