@@ -7,6 +7,7 @@ dollars", which counted the 13th payment as a full 950; it is 443 dollars, so th
 from __future__ import annotations
 
 import itertools
+import math
 
 import yaml
 
@@ -48,3 +49,39 @@ def test_every_payoff_the_bank_can_draw_matches_the_schedule() -> None:
         assert abs(_dollars(str(got["total"])) - paid) <= 1, (balance, apr, pct, got["total"], paid)
         assert abs(_dollars(str(got["interest"])) - (paid - balance)) <= 1, (balance, apr, pct)
     assert money(1343) == "1,343 dollars"
+
+
+def _round_robin_slots(n: int, courts: int) -> int:
+    """Build a round robin (circle method), then pack its games into time slots first-fit: a slot takes
+    at most `courts` games and no team twice. The count is a schedule that exists."""
+    teams: list[int | None] = [*range(n), *([None] if n % 2 else [])]
+    games = []
+    for _ in range(len(teams) - 1):
+        games += [(a, b) for a, b in zip(teams[: len(teams) // 2], reversed(teams[len(teams) // 2:]))
+                  if a is not None and b is not None]
+        teams = [teams[0], teams[-1], *teams[1:-1]]
+    assert len(set(games)) == n * (n - 1) // 2
+    slots = 0
+    while games:
+        busy: set[int] = set()
+        now = []
+        for g in games:
+            if len(now) < courts and not busy & set(g):
+                now.append(g)
+                busy |= set(g)
+        games = [g for g in games if g not in now]
+        slots += 1
+    return slots
+
+
+def test_a_round_robin_takes_the_slots_a_real_schedule_needs() -> None:
+    """"4 teams, 20 minute games and 6 courts" was "1 slots on six courts comes to 25 minutes": six games
+    in one slot would have each team playing three at once. A slot holds at most half the teams' games."""
+    from generators.banks.en.sports import sports_tourney
+
+    got = sports_tourney({"teams": 4, "courts": 6, "game_min": 20}, None)   # type: ignore[arg-type]
+    assert (got["rr"], got["rr_slots"], got["rr_len"]) == (6, 3, "1 hour and 15 minutes")
+    for n, courts in itertools.product(range(4, 15), range(2, 7)):   # tourney's slot ranges in sports.yaml
+        got = sports_tourney({"teams": n, "courts": courts, "game_min": 10}, None)   # type: ignore[arg-type]
+        fewest = math.ceil(n * (n - 1) // 2 / min(courts, n // 2))   # no schedule is shorter: games / games a slot
+        assert got["rr_slots"] == _round_robin_slots(n, courts) == fewest, (n, courts)

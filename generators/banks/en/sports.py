@@ -51,7 +51,7 @@ def sports_tourney(s: Slots, data: BankData) -> Slots:
     mins = int(s["game_min"])  # type: ignore[arg-type]
     rr = n * (n - 1) // 2
     ko = n - 1
-    rr_slots = math.ceil(rr / courts)
+    rr_slots = math.ceil(rr / min(courts, n // 2))   # a team plays one game at a time: at most n // 2 games a slot
     ko_rounds = math.ceil(math.log2(n)) if n > 1 else 1
     rr_time = rr_slots * (mins + 5)
     hours, rest = divmod(rr_time, 60)
