@@ -245,18 +245,12 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario, lang: str = "en") -> 
         changed = [i for i in range(len(olds)) if olds[i] != news[i]]
         if not changed:
             continue
-        k = sc.keep   # the positions that answer the question are always said
-        n_keep = min(len(olds), max(k, int(rng.integers(4, 7))))
-        rest = sorted(int(i) for i in rng.choice(np.arange(k, len(olds)), size=n_keep - k, replace=False))
-        keep = list(range(k)) + rest
-        if not any(i in changed for i in keep):
-            forced = int(pick(rng, changed))
-            if forced >= k:   # one kept position is said differently after the correction
-                if rest:
-                    keep[k + int(rng.integers(len(rest)))] = forced
-                else:
-                    keep.append(forced)
-            keep = sorted(set(keep))
+        # The answer says its first n positions: a later one may build on any before it ("Then...",
+        # "Step two", "If none of that works"), so none is said without the ones it follows. The first
+        # `keep` (what answers the question) always; past them n is drawn, and reaches the first
+        # position the correction changes, so the repair has something to say differently.
+        n_keep = min(len(olds), max(sc.keep, int(rng.integers(4, 7))))
+        keep = list(range(max(n_keep, min(changed) + 1)))
         answer = tuple(olds[i] for i in keep)
         repaired = tuple(news[i] for i in keep)
         ctx = _context(t, old, new, corr)

@@ -55,9 +55,9 @@ SITUATIONS: dict[str, tuple[str, int]] = {
     "pause": ("pause", 1),
     "other_directed": ("other_directed", 1),
     "background_speech": ("background_speech", 1),
-    # an assistant turn that asks the user something and the user answers ("Do you want me to reserve it...?");
-    # a timer's small talk no longer asks, as its announcement follows unprompted
-    "assistant_question": ("turn_taking", 6),
+    # an assistant turn that asks the user something, then the user speaks ("Should I compare a few laptop models
+    # under 1520 dollars?"); a timer's small talk no longer asks, as its announcement follows unprompted
+    "assistant_question": ("turn_taking", 11),
     # a short timer with small talk in it: the reply ends a few seconds before the announcement
     "timer_smalltalk": ("proactive_timer", 157),
 }

@@ -104,7 +104,9 @@ def test_exchanges_are_clean_spoken_mandarin(bank: Bank, domain: str) -> None:
         answers.extend(answer)
     d2 = _distinct_chars(answers, 2)
     print(f"{domain}: distinct-2 over characters {d2:.3f} on {len(answers)} answer sentences")
-    assert d2 >= 0.02   # measured 0.022 (health) to 0.081 (weather); a guard against content collapsing
+    # a guard against content collapsing: measured 0.019 (health) to 0.069 (weather, travel) since an answer
+    # says its first positions (no later one without those before it); 0.022 to 0.071 when it said a subset
+    assert d2 >= 0.018
     top, share = _top_sentence(answers)
     assert share <= 0.05, (domain, top, share)
 

@@ -110,8 +110,9 @@ class Scenario(SlotSet):
     weight: float = Field(1.0, gt=0)
     request: Templates = Field(min_length=1)
     answer: tuple[Templates, ...] = Field(min_length=2)
-    # the first `keep` answer positions are always said (the ones that answer the question, and any a
-    # later one builds on: "另外…"); the rest are a random subset, in order
+    # the first `keep` answer positions are always said (the ones that answer the question); an answer
+    # says its first n positions (n drawn, at least `keep`), so a position may build on any before it
+    # ("Then...", "Step two", "另外…")
     keep: int = Field(1, ge=1)
     corrections: tuple[Correction, ...] = Field(min_length=1)
     topic: Templates = Field(min_length=1)
