@@ -112,6 +112,35 @@ def test_an_own_slot_taken_back_is_refused(tmp_path: Path) -> None:
     assert "scenario 'party' answer: says {snack}" in msg, msg
 
 
+def test_the_old_zh_product_correction_is_refused(tmp_path: Path) -> None:
+    """"等等，换成矿泉水行吗？" repriced both packs: the repaired answer gave 矿泉水 prices nobody said (a 1,000-row
+    run's interruption_repair). The correction now reads the new packs and prices out."""
+    msg = _mutated_error(tmp_path, "zh", "shopping.yaml",
+                         "    generic: false   # another product has its own packs and prices: the user reads them out\n"
+                         "    user:\n    - 哦不是{old_product}，我问的是{product}：{small_s}{price_a_w}，{big_s}{price_b_w}。\n",
+                         "    user:\n    - 哦不是{old_product}，我问的是{product}：{small_s}{price_a_w}，{big_s}{price_b_w}。\n")
+    assert "scenario 'unit_price' correction 'product': changes" in msg and "{price_b_w}" in msg, msg
+
+
+def test_an_en_balance_correction_that_keeps_the_old_payment_unsaid_is_refused(tmp_path: Path) -> None:
+    """The monthly payment is a share of the balance: "Sorry, I owe 12,000" alone repaired the plan at a
+    payment of 975 dollars the user never said (1,525 before)."""
+    msg = _mutated_error(tmp_path, "en", "finance.yaml", ", and I'd pay {pay_s} a month.\n", ".\n")
+    assert "scenario 'loan' correction 'balance': changes {pay_s}" in msg, msg
+
+
+def test_a_form_of_the_corrected_slot_is_not_a_fact() -> None:
+    """'on Monday' changes with 'Monday': listed under forms it is the corrected value said another way."""
+    from generators.banks.facts import correction_says, unrestated_facts
+
+    samplers = {"day": choice_of(["Monday", "Friday"]), "city": choice_of(["Oslo", "Rome"])}
+    on = lambda s: {"day_on": f"on {s['day']}"}   # noqa: E731
+    says = correction_says("{day}", ["Sorry, I meant {day}."], True)
+    assert says == {"day"}
+    assert unrestated_facts(samplers, on, ["Weather in {city} {day_on}?"], "day", says) == ["day_on"]
+    assert unrestated_facts(samplers, on, ["Weather in {city} {day_on}?"], "day", says, forms=["day_on"]) == []
+
+
 def test_a_hidden_draw_behind_request_and_answer_is_found() -> None:
     """The seed fixes the high the user reads out and a wind nobody read: every redraw of the seed changes the
     request, so unsaid_facts sees nothing; two seeds that give the same high do not give the same wind."""

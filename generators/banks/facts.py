@@ -132,3 +132,44 @@ def hidden_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], 
                     if (template, a) not in found and first.get(a) != view.get(a):
                         found[(template, a)] = name
     return [(t, a, n) for (t, a), n in found.items()]
+
+
+def correction_says(show: str, user: Sequence[str], generic: bool) -> frozenset[str]:
+    """The slots every phrase of a correction says: its own ``user`` phrases (``{new}`` says ``show``) and,
+    when ``generic``, the shared phrases, which say only ``show``."""
+    shown = said_slots(show)
+    ways = []
+    for phrase in user:
+        said = set(said_slots(phrase))
+        if "new" in said:
+            said = (said - {"new"}) | shown
+        ways.append({n for n in said if n != "old" and not n.startswith("old_")})
+    if generic or not user:
+        ways.append(set(shown))
+    return frozenset(set.intersection(*ways))
+
+
+def unrestated_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], Slots] | None,
+                     request: Sequence[str], slot: str, says: Collection[str], forms: Collection[str] = (),
+                     seed: int = 20261204, trials: int = 30) -> list[str]:
+    """Request slots a correction of ``slot`` changes without saying them again (``says``; ``forms`` are the
+    slot said another way, "on Monday" for "Monday"): the repaired answer would use a value the user never
+    gave, as "Oh, I meant the oats" repricing both packs. The redraw is the planner's (text_bank._redraw):
+    the slot alone, every other draw kept."""
+    stated = set().union(*(said_slots(t) for t in request)) - {slot, *forms, *says}
+    rng = np.random.default_rng(seed)
+    found: set[str] = set()
+    for _ in range(trials):
+        base: Slots = {}
+        for key, sampler in samplers.items():
+            base[key] = sampler(rng, dict(base))
+        cand = dict(base)
+        cand[slot] = samplers[slot](rng, dict(base))
+        if cand[slot] == base[slot]:
+            continue
+        try:
+            old, new = _view(base, derive), _view(cand, derive)
+        except (KeyError, ValueError, TypeError, IndexError, ZeroDivisionError):
+            continue
+        found |= {n for n in stated if old.get(n) != new.get(n)}
+    return sorted(found)

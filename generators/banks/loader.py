@@ -35,7 +35,7 @@ from generators.harness import HarnessState, execute
 
 from . import model
 from .delegations import Delegations, Part, Phrases, Result, Revision, Spec
-from .facts import hidden_facts, unsaid_facts
+from .facts import correction_says, hidden_facts, unrestated_facts, unsaid_facts
 from .rules import Rules
 from .engine import (
     Correction,
@@ -460,6 +460,13 @@ def _scenario(b: _Builder, file: str, domain: str, sc: model.Scenario) -> Scenar
         template, slot, drawn = unsaid[0]
         raise BankError(f"{where} answer: says {{{slot}}}, which follows {drawn!r}, but the request {template!r} "
                         f"does not say it (a fact the user never gave; {len(unsaid)} such pairs)")
+    for c in sc.corrections:
+        stale = unrestated_facts(samplers, derive, sc.request, c.slot, correction_says(c.show, c.user, c.generic),
+                                 c.forms)
+        if stale:
+            raise BankError(f"{where} correction {c.slot!r}: changes {', '.join('{' + n + '}' for n in stale)}, which "
+                            f"the request states, but its phrases do not say the new value (say it in its user "
+                            f"phrases with generic: false, or list a form of the slot under forms)")
     corrections = tuple(Correction(c.slot, c.show, c.user, c.ack, c.generic) for c in sc.corrections)
     return Scenario(domain=domain, slots=MappingProxyType(samplers), request=sc.request, answer=sc.answer,
                     corrections=corrections, topic=sc.topic, derive=derive, weight=sc.weight, keep=sc.keep)

@@ -82,6 +82,8 @@ class Correction(_Strict):
     user: Templates = ()
     ack: Templates = ()
     generic: bool = True
+    # request slots that say the corrected slot another way ("on Monday" for "Monday"): they change with it
+    forms: tuple[str, ...] = ()
 
 
 class SlotSet(_Strict):
