@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
-from .engine import Slots, SlotSampler, expansions
+from .engine import Slots, SlotSampler, draw_slots, expansions
 
 _SLOT = re.compile(r"\{(\w+)\}")
 _TRIALS = 4          # base draws per scenario (each slot is redrawn _REDRAWS times in each)
@@ -71,9 +71,7 @@ def unsaid_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], 
     rng = np.random.default_rng(seed)
     asked = [(t, said_slots(t)) for t in request]
     for _ in range(_TRIALS):
-        base: Slots = {}
-        for key, sampler in samplers.items():
-            base[key] = sampler(rng, dict(base))
+        base = draw_slots(rng, samplers)
         view = _view(base, derive)
         for name in samplers:
             if name in own:
@@ -112,9 +110,7 @@ def hidden_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slots], 
     asked = [(t, sorted(said_slots(t))) for t in request]
     found: dict[tuple[str, str], str] = {}
     rng = np.random.default_rng(seed)
-    base: Slots = {}
-    for key, sampler in samplers.items():
-        base[key] = sampler(rng, dict(base))
+    base = draw_slots(rng, samplers)
     for name in samplers:
         if name not in hidden or all(name in said for _, said in asked):
             continue
@@ -160,9 +156,7 @@ def unrestated_facts(samplers: Mapping[str, SlotSampler], derive: Callable[[Slot
     rng = np.random.default_rng(seed)
     found: set[str] = set()
     for _ in range(trials):
-        base: Slots = {}
-        for key, sampler in samplers.items():
-            base[key] = sampler(rng, dict(base))
+        base = draw_slots(rng, samplers)
         cand = dict(base)
         cand[slot] = samplers[slot](rng, dict(base))
         if cand[slot] == base[slot]:

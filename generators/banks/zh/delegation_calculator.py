@@ -8,20 +8,14 @@ states (DESIGN §2 rule 6). Money is yuan (块); the user's amounts are spelt he
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
 from ..delegations import Result
 from ..engine import Rng, Slots
 from ..loader import BankData
 from ..results import calculation_value
-from .numbers import count, decimal, money, number, percent
+from .numbers import count, money, number, percent, quantity
 from .shopping import discount_words
-
-
-def quantity(x: float | Decimal, places: int, unit: str) -> str:
-    """``x`` rounded to ``places`` with its unit: 两百三十七毫升, 两公里 (两 for a whole 2 of a unit), 九十六点五六公里."""
-    q = Decimal(str(x)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return count(int(q), unit) if unit and q == q.to_integral_value() else decimal(q, places) + unit
 
 
 def yuan(x: float | Decimal) -> str:

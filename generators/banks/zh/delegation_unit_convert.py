@@ -14,7 +14,7 @@ from ..delegations import Result
 from ..engine import Rng, Slots
 from ..loader import BankData
 from ..results import conversion_value
-from .delegation_calculator import quantity
+from .numbers import quantity
 
 
 def said_amount(x: float | Decimal, places: int, unit: str, data: BankData) -> str:

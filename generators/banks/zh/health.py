@@ -6,7 +6,7 @@ import math
 
 from ..engine import Slots
 from ..loader import BankData
-from .numbers import clock_of, count, decimal, duration, minutes_of_day, number
+from .numbers import clock_of, count, duration, minutes_of_day, number, quantity
 
 _FALL_ASLEEP = 15     # minutes; the templates say 十五分钟
 _PHONE_OFF = 30       # minutes before bed; the templates say 半小时
@@ -37,10 +37,8 @@ def health_water(s: Slots, data: BankData) -> Slots:
     """Daily water at thirty millilitres per kilogram, in litres and in cups, and on a sports day."""
     kg = int(s["weight"])  # type: ignore[call-overload]
     ml = kg * _ML_PER_KG
-    liters = decimal(ml / 1000, 1)
     return {
-        "weight_w": number(kg) + "公斤", "ml_w": number(ml) + "毫升",
-        "liters_w": ("两" if liters == "二" else liters) + "升",   # 两升, as 两杯: 2 before a measure word
+        "weight_w": number(kg) + "公斤", "ml_w": number(ml) + "毫升", "liters_w": quantity(ml / 1000, 1, "升"),
         "cups_w": count(math.ceil(ml / _CUP_ML), "杯"), "sport_w": number(ml + _SPORT_ML) + "毫升",
     }
 

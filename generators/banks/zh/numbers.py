@@ -76,6 +76,12 @@ def decimal(x: float | Decimal, places: int = 1) -> str:
     return out + ("点" + "".join(_DIGITS[int(c)] for c in frac) if frac else "")
 
 
+def quantity(x: float | Decimal, places: int, unit: str) -> str:
+    """``x`` rounded to ``places`` with its unit: 两百三十七毫升, 两公里 (两 for a whole 2 of a unit), 九十六点五六公里."""
+    q = Decimal(str(x)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return count(int(q), unit) if unit and q == q.to_integral_value() else decimal(q, places) + unit
+
+
 def money(amount: int | Decimal) -> str:
     """Yuan in the spoken register: 三百五十块, 两块, 十二块五毛, 三块零五分, 五毛."""
     fen_total = int((Decimal(amount) * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP))
