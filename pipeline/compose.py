@@ -30,7 +30,7 @@ from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSo
 from schemas.trajectory import Event, EventAttrs, Word, make_event
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, InterruptAction, Role,
                            TaskOutcome, Trigger, TurnAttr)
-from schemas.windows import next_window, unit_samples, units_covering, window_of, window_start
+from schemas.windows import last_window_of, next_window, unit_samples, units_covering, window_of, window_start
 
 ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
 MIN_SELF_GAP_S = 0.2         # a user turn starts at least this long after the user's own last speech
@@ -278,10 +278,7 @@ def _relays_due_before_user(st: _State, turns: list[ScriptTurn], i: int, placed:
         t = turns[j]
         if j in placed or t.role != Role.ASSISTANT or t.trigger != Trigger.BACKEND or t.ref not in st.ready:
             continue
-        start = window_start(_earliest_window(st, t), c.U) + c.s(t.lead_s)
-        if f.last_asst_end is not None:
-            start = max(start, f.last_asst_end + c.s(ASSISTANT_MIN_GAP_S))
-        if start <= user_start:
+        if _assistant_start(st, t) <= user_start:
             due.append(j)
     # one relay at a time, earliest result first; the next user turn is re-examined after it
     return sorted(due, key=lambda j: (st.ready[turns[j].ref or ""], j))[:1]
@@ -467,6 +464,22 @@ def _earliest_window(st: _State, turn: ScriptTurn) -> int:
     return max(w, st.visual_gate.get(turn.id, 0))
 
 
+def _assistant_start(st: _State, turn: ScriptTurn) -> int:
+    """The first sample an assistant turn may start at: its earliest window plus its lead, at least
+    ASSISTANT_MIN_GAP_S after the previous assistant turn, and in a later window than the one where
+    that turn ended. One output unit carries at most one turn's end or start (DESIGN §3 unit grammar:
+    `<|turn_eos|>` closes the unit's speech, so a second turn in the same window would have no
+    place in the unit's text)."""
+    c, f = st.clock, st.floor
+    w = _earliest_window(st, turn)
+    if f.last_asst_end is not None:
+        w = max(w, last_window_of(f.last_asst_end, c.U) + 1)
+    start = window_start(w, c.U) + c.s(turn.lead_s)
+    if f.last_asst_end is not None:
+        start = max(start, f.last_asst_end + c.s(ASSISTANT_MIN_GAP_S))
+    return start
+
+
 @dataclass(frozen=True)
 class _Cut:
     """Where an interruption cuts a turn, and what of it was voiced and heard (rules 3, 7, 8)."""
@@ -483,9 +496,7 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
     c, f = st.clock, st.floor
     text = _resolve_text(st, turn)
     syn = st.speak(text, turn.voice)
-    start = window_start(_earliest_window(st, turn), c.U) + c.s(turn.lead_s)
-    if f.last_asst_end is not None:
-        start = max(start, f.last_asst_end + c.s(ASSISTANT_MIN_GAP_S))
+    start = _assistant_start(st, turn)
     delegate_unit = window_of(start, c.U) - 1      # the unit that issues the turn's request (if any)
     if turn.delegate is not None and not delegate_fits(turn.delegate.request, c.sec(c.U), speaking=True,
                                                       ms_per_step=st.ms_per_step):

@@ -293,6 +293,17 @@ def voiced_plus_unspoken(v: RowView) -> Iterator[str]:
 
 # ----------------------------------------------------------------------------- §2 timeline rules
 
+def unit_one_turn(v: RowView) -> Iterator[str]:
+    """DESIGN §3 unit grammar: an output unit carries at most one assistant turn, so a turn never
+    starts in the window where the previous one ended (its `<|turn_eos|>`, or its cut, closes that
+    unit's speech). Two turns in one unit would read as one run of text with a turn end inside it."""
+    turns = sorted((t for t in v.turns if t.end_s > t.start_s), key=lambda t: t.start_s)
+    for prev, nxt in zip(turns, turns[1:]):
+        if v.W(nxt.start_s) <= v.L(prev.end_s):
+            yield (f"{nxt.id} starts in window {v.W(nxt.start_s)}, where {prev.id} ends "
+                   f"(window {v.L(prev.end_s)}): one unit would carry two turns")
+
+
 def rule2_response_after_eot(v: RowView) -> Iterator[str]:
     for e in v.kind(*FLOOR_TAKING):
         eot = float(v.attrs[e.id].eot_s)
@@ -879,6 +890,7 @@ RULES: tuple[Rule, ...] = (
     Rule("rule7_continuation_from_heard", rule7_continuation_from_heard, "§2 rule 7: continuations"),
     Rule("rule7_question_ends_turn", rule7_question_ends_turn, "§2 rule 7: questions"),
     Rule("rule8_word_timings_true", rule8_word_timings_true, "§2 rule 8"),
+    Rule("unit_one_turn", unit_one_turn, "§3 an output unit carries at most one assistant turn"),
     Rule("text_lint", text_lint, "§6 no template artefact in what is said or read"),
     Rule("delegate_request", delegate_request, "§1 one plain private request per turn, <= 4,000 chars"),
     Rule("delegate_decode_budget", delegate_decode_budget, "a delegate request fits the decode time its unit leaves"),

@@ -297,6 +297,18 @@ def m_timeline_renders_audio(g):
     return row, {RERENDER}
 
 
+def m_unit_one_turn(g):
+    # the acknowledgement sounds one sample into the window where the relay starts: that output unit
+    # would carry the acknowledgement's end and the relay's start
+    row = g.situation("delegation")
+    _, relay = find_relay(row)
+    ack = max((t for t in row.events if t.kind == "assistant_turn" and t.end_s <= relay.start_s),
+              key=lambda t: t.end_s)
+    ack.end_s = int(relay.start_s / row.unit_s) * row.unit_s + 1 / row.sample_rate
+    assert ack.end_s <= relay.start_s
+    return row, {"unit_one_turn", "labels_derived"}   # the acknowledgement's turn_eos unit moves with its end
+
+
 MUTATIONS: dict[str, Callable] = {
     "audio_length": m_audio_length,
     "unit_index": m_unit_index,
@@ -317,6 +329,7 @@ MUTATIONS: dict[str, Callable] = {
     "rule7_continuation_from_heard": m_rule7_continuation,
     "rule7_question_ends_turn": m_rule7_question,
     "rule8_word_timings_true": m_rule8,
+    "unit_one_turn": m_unit_one_turn,
     "delegate_request": m_delegate_request,
     "delegate_decode_budget": m_delegate_decode_budget,
     "backend_plain": m_backend_plain,
