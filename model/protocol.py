@@ -21,6 +21,11 @@ Why it is built this way:
 - ``<delegate> </delegate> <backend> </backend>``, the two embedding placeholders and the 6,561 S3
   speech tokens ``<|s_0|>``... are appended after the highest id the tokenizer knows.
 
+Spoken text follows the MiniCPM-o SDK's token-to-unit rule: a turn's text is encoded whole and each
+token belongs to the unit of its first character (`UnitEncoder.spoken_ids`), so our ids per unit are
+the SDK's, in English and Mandarin alike; a unit carries at most one turn (composition never starts
+a turn in the window where the previous one ended).
+
 Loss rule (DESIGN §3): loss on the model's own outputs: the decision token, spoken text, speech
 tokens, ``<|turn_eos|>``, the delegate request (with its ``<delegate>``/``</delegate>`` brackets:
 opening and closing it is the model's decision). By default ``<|chunk_eos|>`` also gets loss: the
@@ -68,6 +73,7 @@ class TextTokenizer(TypingProtocol):
 
     spec: str
     def encode_ordinary(self, text: str) -> list[int]: ...
+    def encode_ordinary_offsets(self, text: str) -> list[tuple[int, int]]: ...
     def decode_ordinary(self, ids: Sequence[int]) -> str: ...
     def existing_id(self, name: str) -> int | None: ...
     def next_free_id(self) -> int: ...
@@ -117,6 +123,9 @@ class HFJsonTokenizer:
 
     def encode_ordinary(self, text: str) -> list[int]:
         return self._ordinary.encode(text, add_special_tokens=False).ids
+
+    def encode_ordinary_offsets(self, text: str) -> list[tuple[int, int]]:
+        return _ids_and_starts(self._ordinary, text)
 
     def decode_ordinary(self, ids: Sequence[int]) -> str:
         return self._ordinary.decode(list(ids), skip_special_tokens=False)
@@ -175,6 +184,9 @@ class SdkTokenizer:
         # "<|endoftext|>" in the text: they are encoded as plain text.
         return self._ordinary.encode(text, add_special_tokens=False).ids
 
+    def encode_ordinary_offsets(self, text: str) -> list[tuple[int, int]]:
+        return _ids_and_starts(self._ordinary, text)
+
     def decode_ordinary(self, ids: Sequence[int]) -> str:
         return self._ordinary.decode(list(ids), skip_special_tokens=False)
 
@@ -209,6 +221,15 @@ class SdkTokenizer:
             seen.setdefault(int(tid), _added(int(tid), name, True))
         data["added_tokens"] = [seen[i] for i in sorted(seen)]
         return data
+
+
+def _ids_and_starts(backend: Any, text: str) -> list[tuple[int, int]]:
+    """(id, first character) of each token of `text`: the character a token starts at decides its
+    unit (the SDK's rule, `_compute_spoken_token_start_times`: a token of zero width counts at its
+    start, clamped to the text)."""
+    enc = backend.encode(text, add_special_tokens=False)
+    last = max(len(text) - 1, 0)
+    return [(int(i), min(int(a), last)) for i, (a, _) in zip(enc.ids, enc.offsets)]
 
 
 def _added(tid: int, content: str, special: bool = True) -> dict[str, Any]:
@@ -356,12 +377,51 @@ class UnitEncoder:
         self._control = vocab.control_ids() | set(vocab.speech_range)
 
     def text(self, s: str) -> list[int]:
-        ids = self.tok.encode_ordinary(s)
+        return self._checked(s, self.tok.encode_ordinary(s))
+
+    def _checked(self, s: str, ids: list[int]) -> list[int]:
         bad = [i for i in ids if i in self._control]
         if bad:
             raise ProtocolError(f"ordinary encoding of {s[:60]!r} produced protocol id(s) {bad}; the "
                                 "tokenizer's BPE vocabulary contains a protocol token as plain text")
         return ids
+
+    def spoken_ids(self, units: Sequence[dict[str, Any]], word_separator: str = " ") -> list[list[int]]:
+        """Per unit, the ids of its spoken text, as the MiniCPM-o SDK assigns them.
+
+        A speech run (one turn's units, up to its `<|turn_eos|>` or the next `listen`) is encoded
+        whole, its units' texts joined by the language's word separator, and each token goes to the
+        unit holding its first character; a separator belongs to the unit whose word it precedes.
+        So a BPE token spanning two words of two units (zh "七个|小时") sits in the first one, as
+        the SDK's `arrange()` puts it, and a unit's text keeps its leading space (" the", not "the").
+        """
+        out: list[list[int]] = [[] for _ in units]
+        run: list[tuple[int, str]] = []
+
+        def flush() -> None:
+            if not run:
+                return
+            text, starts = "", []
+            for k, t in run:
+                piece = (word_separator if text else "") + t
+                starts.append((len(text), k))
+                text += piece
+            pieces = self.tok.encode_ordinary_offsets(text)
+            self._checked(text, [tid for tid, _ in pieces])
+            for tid, at in pieces:
+                out[next(k for a, k in reversed(starts) if a <= at)].append(tid)
+            run.clear()
+
+        for k, u in enumerate(units):
+            if u.get("decision") != Decision.SPEAK:
+                flush()
+                continue
+            if u.get("spoken_text"):
+                run.append((k, u["spoken_text"]))
+            if u.get("turn_eos"):
+                flush()
+        flush()
+        return out
 
     def encode(self, units: Sequence[dict[str, Any]], *, has_frames: bool = False, where: str = "",
                word_separator: str = " ") -> Encoded:
@@ -374,9 +434,7 @@ class UnitEncoder:
             ids.extend(toks)
             mask.extend([loss] * len(toks))
 
-        # a turn's later text is joined on with the row language's word separator (a space in English,
-        # nothing in Mandarin: schemas/language.py), as the words are in one sentence
-        in_turn = False
+        spoken = self.spoken_ids(units, word_separator)
         for k, u in enumerate(units):
             at = f"{where} unit {k}"
             if int(u.get("index", k)) != k:
@@ -395,13 +453,9 @@ class UnitEncoder:
                 if tokens or u.get("spoken_text") or u.get("turn_eos"):
                     raise ProtocolError(f"{at}: a listen unit carries speech tokens, text or turn_eos")
                 put([v[LISTEN]], 1)
-                in_turn = False
             elif decision == Decision.SPEAK:
                 put([v[SPEAK]], 1)
-                text = u.get("spoken_text") or ""
-                if text:
-                    put(self.text((word_separator if in_turn else "") + text), 1)
-                    in_turn = True
+                put(spoken[k], 1)
                 if tokens:
                     if len(tokens) != self.speech_per_unit:
                         raise ProtocolError(f"{at}: {len(tokens)} speech tokens, expected {self.speech_per_unit}")
@@ -410,7 +464,6 @@ class UnitEncoder:
                     put([v.speech_offset + int(c) for c in tokens], 1)
                 if u.get("turn_eos"):
                     put([v[TURN_EOS]], 1)
-                    in_turn = False
             else:
                 raise ProtocolError(f"{at}: decision must be one of {[d.value for d in Decision]}, got {decision!r}")
             if u.get("delegate"):

@@ -89,20 +89,15 @@ def test_loss_mask_covers_exactly_the_models_own_outputs(sdk_export, src):
         units = source[r["id"]]["units"]
         ids, mask, offs = r["input_ids"], r["loss_mask"], r["unit_offsets"] + [len(r["input_ids"])]
         assert len(ids) == len(mask) == r["num_tokens"]
-        in_turn = False
+        spoken = _spoken_by_first_character(units, tok)
         for k, u in enumerate(units):
             seg_ids, seg_mask = ids[offs[k]:offs[k + 1]], mask[offs[k]:offs[k + 1]]
             own = [v[SPEAK] if u["decision"] == "speak" else v[LISTEN]]
             if u["decision"] == "speak":
-                if u["spoken_text"]:
-                    own += tok.encode_ordinary((" " if in_turn else "") + u["spoken_text"])
-                    in_turn = True
+                own += spoken[k]
                 own += [v.speech_offset + c for c in u["speech_tokens"]]
                 if u["turn_eos"]:
                     own.append(v[TURN_EOS])
-                    in_turn = False
-            else:
-                in_turn = False
             if u["delegate"]:
                 own += [v[DELEGATE]] + tok.encode_ordinary(u["delegate"]) + [v[DELEGATE_END]]
             own.append(v[CHUNK_EOS])
@@ -114,6 +109,23 @@ def test_loss_mask_covers_exactly_the_models_own_outputs(sdk_export, src):
             assert [i for i, m in zip(seg_ids, seg_mask) if not m] == inputs + [v[UNIT_END]], (r["id"], k)
             checked += 1
     assert checked == sum(len(source[r["id"]]["units"]) for r in rows)
+
+
+def _spoken_by_first_character(units: list[dict], tok) -> list[list[int]]:
+    """The SDK's rule, written out: each turn's text (its units joined by a space, up to turn_eos or a
+    listen unit) is encoded whole, and a token belongs to the unit its first character came from."""
+    out: list[list[int]] = [[] for _ in units]
+    owner: list[int] = []     # unit of each character of the run
+    text = ""
+    for k, u in enumerate(units + [{"decision": "listen"}]):
+        if u["decision"] == "speak" and u["spoken_text"]:
+            piece = (" " if text else "") + u["spoken_text"]
+            text, owner = text + piece, owner + [k] * len(piece)
+        if u["decision"] != "speak" or u.get("turn_eos"):
+            for tid, first in tok.encode_ordinary_offsets(text):
+                out[owner[first]].append(tid)
+            text, owner = "", []
+    return out
 
 
 def test_design_literal_loss_rule_leaves_chunk_eos_unmasked(tmp_path, src, train_tokenizer):

@@ -146,3 +146,27 @@ def test_extended_tokenizer_decodes_every_id(tmp_path, trained):
     assert t.id_to_token(v[DELEGATE]) == DELEGATE
     assert t.id_to_token(v[UNIT]) == UNIT
     assert t.get_vocab_size(with_added_tokens=True) == v.vocab_size
+
+
+def _speak(text: str, eos: bool = False) -> dict:
+    return {"decision": "speak", "spoken_text": text, "speech_tokens": [], "turn_eos": eos, "delegate": None,
+            "input_events": []}
+
+
+LISTEN_UNIT = {"decision": "listen", "spoken_text": "", "speech_tokens": [], "turn_eos": False, "delegate": None,
+               "input_events": []}
+
+
+def test_a_speech_run_is_encoded_whole_and_each_token_goes_to_the_unit_of_its_first_character(sdk):
+    enc = UnitEncoder(sdk, extend_vocab(sdk))
+    # zh: the 4.5 BPE has one token for 个小时, which spans the units' 七个|小时; it belongs to the first
+    zh = enc.spoken_ids([_speak("睡七个"), _speak("小时比较好", eos=True)], word_separator="")
+    assert [sdk.decode_ordinary(ids) for ids in zh] == ["睡七个小时", "比较好"]
+    assert sum(zh, []) == sdk.encode_ordinary("睡七个小时比较好")
+    # en: a later unit of the same turn keeps its leading space ("Ġthe", as the whole run encodes it)
+    en = enc.spoken_ids([_speak("Right,"), _speak("the pilates"), _speak("class.", eos=True)])
+    assert [sdk.decode_ordinary(ids) for ids in en] == ["Right,", " the pilates", " class."]
+    assert sum(en, []) == sdk.encode_ordinary("Right, the pilates class.")
+    # a turn end or a listen unit closes the run: the next turn's first word has no separator
+    runs = enc.spoken_ids([_speak("Okay.", eos=True), _speak("Then"), LISTEN_UNIT, _speak("Next")])
+    assert [sdk.decode_ordinary(ids) for ids in runs] == ["Okay.", "Then", "", "Next"]
