@@ -14,6 +14,7 @@ from schemas.language import ENGLISH, Language
 from schemas.config import Dist, HarnessConfig, Range, TimingConfig, VoicesConfig
 from schemas.scene import Scene
 from schemas.script import ScriptTurn, VoiceSpec
+from schemas.thresholds import DEFAULT_UNIT_S
 from schemas.vocab import Role, TurnAttr
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class Planner:
     lang: Language = ENGLISH   # how the script's text splits into words (schemas/language.py)
     scene: Scene | None = None   # Omni families: what the camera sees (schemas/scene.py), set by the planner
     videos: "VideoLibrary | None" = None   # scene_source kind video: the annotated videos scenes come from
-    unit_s: float = 1.0          # the run's unit: a video segment's frames are this far apart
+    unit_s: float = DEFAULT_UNIT_S   # the run's unit: a video segment's frames are this far apart
     _n: int = 0
     _control: "control.ControlSpec | None" = None   # the session's closed-loop timing targets
 

@@ -24,6 +24,7 @@ from schemas.config import (CORPUS_KIND, LLM_KIND, LLM_SHARD_THREADS, MAX_LLM_SH
                             ScriptSourceConfig, TimingConfig, VoicesConfig)
 from schemas.provenance import ProceduralProvenance
 from schemas.script import Script
+from schemas.thresholds import DEFAULT_UNIT_S
 
 # Scenario family (schemas/config.py SCENARIOS names them) -> its planner: the one place a family
 # is wired in. tests/test_scenario_registry.py checks it covers exactly SCENARIOS.
@@ -117,7 +118,7 @@ def trajectory_weights(cfg: RunConfig, language: str, seed: int) -> dict[str, fl
 
 def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
                 harness: HarnessConfig | None = None, voices: VoicesConfig | None = None,
-                videos: VideoLibrary | None = None, unit_s: float = 1.0) -> Script:
+                videos: VideoLibrary | None = None, unit_s: float = DEFAULT_UNIT_S) -> Script:
     """Draw one trajectory's script. Every draw comes from `seed` alone. `videos`: the annotated videos
     the Omni families take their scenes from (None: procedural scenes); `unit_s`: the run's unit."""
     if scenario not in PLANNERS:

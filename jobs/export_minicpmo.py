@@ -58,10 +58,10 @@ from schemas.attrs import parse_attrs
 from schemas.config import DEFAULT_TOOLS
 from schemas.decode_budget import DECODE_PREFILL_S, DECODE_TTS_S, row_ms_per_step
 from schemas.language import language
+from schemas.protocol import MODEL_AUDIO_RATE as SAMPLE_RATE   # the SDK's only audio rate
 from schemas.vocab import EventKind, Role
 
 FORMAT = "duplexsynth-minicpm-o-v1"
-SAMPLE_RATE = 16_000            # the SDK's only audio rate (O5_AUDIO_SAMPLE_RATE)
 CASES_DIR, MEDIA_DIR = "cases", "media"
 FRAME_STEM = "frame"            # OUT/media/<id>/frame_00007.jpg: the row's frame of unit 7, as generated
 CANCEL_TOOL = "cancel"          # the control request of the cancel family (schemas/script.py Delegation)

@@ -16,7 +16,9 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-SAMPLE_RATE = 16_000
+from schemas.protocol import MODEL_AUDIO_RATE as SAMPLE_RATE
+from schemas.thresholds import DEFAULT_UNIT_S
+
 N_FFT = 400
 HOP = 160
 FRAMES_PER_SECOND = SAMPLE_RATE // HOP     # 100
@@ -62,7 +64,7 @@ def encode_flac(x: np.ndarray, sr: int = SAMPLE_RATE) -> bytes:
     return buf.getvalue()
 
 
-def unit_log_mel(wave: np.ndarray | torch.Tensor, num_units: int, unit_s: float = 1.0,
+def unit_log_mel(wave: np.ndarray | torch.Tensor, num_units: int, unit_s: float = DEFAULT_UNIT_S,
                  n_mels: int = 80) -> torch.Tensor:
     """[num_units, n_mels, 100*unit_s] float32 log-mel, each unit from its own samples only."""
     spu = int(round(unit_s * SAMPLE_RATE))

@@ -53,6 +53,7 @@ from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, AUDIO_PH, BACKEND, BACKEN
                               LOSS_CLASSES, LOSS_DECISION, LOSS_DELEGATE, LOSS_SPEECH, LOSS_TEXT, LOSS_TURN_EOS,
                               PROTOCOL_TOKENS, SPEAK, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND, TURN_EOS, UNIT,
                               UNIT_END, VOCAB_TOKENS, speech_token_name)
+from schemas.thresholds import DEFAULT_UNIT_S
 from schemas.vocab import Decision
 
 # Names under which a target tokenizer may already hold a token (MiniCPM-o 4.5 display names).
@@ -366,7 +367,7 @@ def render_input_event(kind: str, task_id: str | None, text: str) -> str:
 class UnitEncoder:
     """Turns `units` (DESIGN §3 dicts) into the interleaved token sequence and loss mask."""
 
-    def __init__(self, tok: TextTokenizer, vocab: ProtocolVocab, *, unit_s: float = 1.0,
+    def __init__(self, tok: TextTokenizer, vocab: ProtocolVocab, *, unit_s: float = DEFAULT_UNIT_S,
                  image_tokens_per_frame: int = 64, chunk_eos_loss: bool = True):
         self.tok, self.v = tok, vocab
         self.unit_s = unit_s

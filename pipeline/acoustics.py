@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import signal
 
-SILENCE_DBFS = -50.0          # DESIGN §5: "silent" means below this
-ACTIVE_THRESHOLD = 10 ** (-45 / 20)   # a sample this loud counts as speech (TTS trims to it)
+from schemas.thresholds import SPEECH_FLOOR_AMP
 
 
 def db_to_amp(db: float) -> float:
@@ -123,7 +122,7 @@ def cut_and_fade_out(x: np.ndarray, cut: int, fade: int) -> np.ndarray:
 
 def last_active_sample(x: np.ndarray) -> int:
     """Index one past the last sample at or above the activity threshold (0 if none)."""
-    idx = np.flatnonzero(np.abs(x) >= ACTIVE_THRESHOLD)
+    idx = np.flatnonzero(np.abs(x) >= SPEECH_FLOOR_AMP)
     return int(idx[-1]) + 1 if len(idx) else 0
 
 

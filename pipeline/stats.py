@@ -27,6 +27,7 @@ from generators.intervals import dialogue_figures, ipus_from_segments, transitio
 from pipeline import vad
 from pipeline.delegation_stats import DelegationRowStats, aggregate_delegation, analyse_delegation, format_delegation
 from pipeline.visual_stats import VisualRowStats, aggregate_visual, analyse_visual, format_visual
+from schemas.thresholds import MIN_EOT_S
 from schemas.timeline import BabbleNoise, TimelineSpec
 from schemas.trajectory import Event, attrs_of
 from schemas.vocab import Decision, EventKind, Role
@@ -210,7 +211,7 @@ def format_table(agg: dict[str, Any], clean: bool = True) -> str:
            if agg["omni"]["rows"] and agg["omni"]["visual_cuts"]["n"] else ""),
         f"response latency user->assistant n={rl['n']}  p10 {fmt(rl['p10'])}  p50 {fmt(rl['p50'])}  "
         f"p90 {fmt(rl['p90'])}  mean {fmt(rl['mean'])} s  (human ~{HUMAN_RESPONSE_S} s; the unit clock forbids it: "
-        "eot_s >= 0.2 plus the wait for the next window)",
+        f"eot_s >= {MIN_EOT_S} plus the wait for the next window)",
         f"user offset assistant->user      n={uo['n']}  p10 {fmt(uo['p10'])}  p50 {fmt(uo['p50'])}  "
         f"p90 {fmt(uo['p90'])}  mean {fmt(uo['mean'])} s  overlapping starts "
         + ("-" if uo["overlap_share"] is None else f"{100 * uo['overlap_share']:.0f}%"),

@@ -38,16 +38,14 @@ from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_
 from schemas.language import Language, language
 from schemas.scene import STALE_CHANGES, VisualChange
 from schemas.languages.en import english_numbers
+from schemas.thresholds import ASSISTANT_SILENCE_DBFS, DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
 from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
                            TaskOutcome, TaskStatus, Trigger)
 from schemas.windows import last_window_at, next_window, to_samples, unit_samples, window_at, window_of, window_start
 
-SNR_TOLERANCE_DB = 0.5
 CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
-DETECT_RANGE_S = (0.3, 0.8)
-MIN_EOT_S = 0.2
 # Every outcome a task may end with, as the plain strings the "not one of" message prints.
 TASK_OUTCOMES: tuple[str, ...] = tuple(str(o) for o in RELAYED_OUTCOMES + DROPPED_OUTCOMES)
 # Where the user's own speech was placed: floor-taking speech and the hesitation pauses inside it.
@@ -209,7 +207,7 @@ def _peak(v: RowView, w: int) -> float:
 
 
 def rule1_silent_window0(v: RowView) -> Iterator[str]:
-    if ac.window_peak_dbfs(v.asst, window_start(0, v.U), window_start(1, v.U)) >= ac.SILENCE_DBFS:
+    if ac.window_peak_dbfs(v.asst, window_start(0, v.U), window_start(1, v.U)) >= ASSISTANT_SILENCE_DBFS:
         yield "assistant channel is not silent in window 0"
 
 
@@ -234,14 +232,14 @@ def listen_silent(v: RowView) -> Iterator[str]:
             continue
         lo = max(window_start(w, v.U), fades.get(w, 0))
         p = ac.window_peak_dbfs(v.asst, lo, window_start(w + 1, v.U)) if lo < window_start(w + 1, v.U) else -200.0
-        if p >= ac.SILENCE_DBFS:
+        if p >= ASSISTANT_SILENCE_DBFS:
             yield f"unit {x.index} is listen but window {w} peaks at {p:.1f} dBFS" + (
                 " after the fade of its cut" if w in fades else "")
 
 
 def speak_active(v: RowView) -> Iterator[str]:
     for x in v.row.units:
-        if x.decision == Decision.SPEAK and (p := _peak(v, x.index + 1)) < ac.SILENCE_DBFS:
+        if x.decision == Decision.SPEAK and (p := _peak(v, x.index + 1)) < ASSISTANT_SILENCE_DBFS:
             yield f"unit {x.index} is speak but window {x.index + 1} is silent ({p:.1f} dBFS)"
 
 
@@ -327,8 +325,8 @@ def rule3_interruption_cut(v: RowView) -> Iterator[str]:
         if cut != window_start(window_of(cut, v.U), v.U) or window_of(cut, v.U) < next_window(
                 v.s(e.start_s) + v.s(a.detect_s), v.U):
             yield f"{e.id}: cut at {a.cut_s} s is not at/after the reaction window start"
-        if not DETECT_RANGE_S[0] <= a.detect_s <= DETECT_RANGE_S[1]:
-            yield f"{e.id}: detect_s {a.detect_s} outside {list(DETECT_RANGE_S)}"
+        if not DETECT_MIN_S <= a.detect_s <= DETECT_MAX_S:
+            yield f"{e.id}: detect_s {a.detect_s} outside {[DETECT_MIN_S, DETECT_MAX_S]}"
         yield from _after_cut(v, turn, cut)
 
 
@@ -897,7 +895,7 @@ RULES: tuple[Rule, ...] = (
     Rule("backend_plain", backend_plain, "§1 results carry no protocol token or markdown"),
     Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),
     Rule("no_clipping", no_clipping, "no sample at full scale"),
-    Rule("snr_realised", snr_realised, "§5 realised SNRs match the draws within 0.5 dB"),
+    Rule("snr_realised", snr_realised, f"§5 realised SNRs match the draws within {SNR_TOLERANCE_DB} dB"),
     Rule("timeline_renders_audio", timeline_renders_audio, "the stored audio is what meta.timeline renders",
          slow=True),
     Rule("omni_frame_per_unit", omni_frame_per_unit, "§3/§6 Omni rows: one JPEG frame per unit"),

@@ -12,7 +12,10 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, SerializerFun
 from schemas.errors import UsageError
 from schemas.language import LANGUAGES
 from schemas.decode_budget import DECODE_MS_PER_STEP
+from schemas.protocol import SPEECH_TOKENS_PER_SECOND
 from schemas.scene import DEFAULT_FRAME_SIZE
+from schemas.thresholds import (DEFAULT_SAMPLE_RATE, DEFAULT_UNIT_S, DETECT_MAX_S, DETECT_MIN_S, FADE_MAX_S, FADE_MIN_S,
+                                MIN_EOT_S)
 from schemas.twins import TwinKind
 
 class Scenario(StrEnum):
@@ -199,14 +202,14 @@ class TimingConfig(_Strict):
     every rate within [0, MAX_PER_MIN]: they size the audio of a trajectory.
     """
 
-    eot_s: Draw = Range(lo=0.2, hi=0.6)          # silence needed to know the user finished (>= 0.2)
-    detect_s: Draw = Range(lo=0.3, hi=0.8)       # overlap heard before an interruption is acted on
+    eot_s: Draw = Range(lo=MIN_EOT_S, hi=0.6)    # silence needed to know the user finished (>= MIN_EOT_S)
+    detect_s: Draw = Range(lo=DETECT_MIN_S, hi=DETECT_MAX_S)   # overlap heard before an interruption is acted on
     response_lead_s: Draw = Range(lo=0.0, hi=0.35)  # leading silence inside the first speaking window
     user_gap_s: Draw = Range(lo=0.15, hi=0.6)    # assistant end -> next user start (< 0: overlapping start)
     lead_in_s: Draw = Range(lo=0.3, hi=1.2)      # silence before the first user word
     tail_s: Draw = Range(lo=0.5, hi=1.5)         # silence after the last event
     pause_s: Draw = Range(lo=0.8, hi=2.0)        # hesitation pause inside a user turn
-    fade_s: Range = Range(lo=0.02, hi=0.05)      # fade-out after an interruption cut (rule 3)
+    fade_s: Range = Range(lo=FADE_MIN_S, hi=FADE_MAX_S)   # fade-out after an interruption cut (rule 3)
     backchannel_onset: tuple[Num, Num, Num] = (-0.32, 0.18, 0.20)  # ex-Gaussian mu, sigma, tau
 
     # Silent stretches (Moshi: up to 30 s): the user says nothing for a long while before a turn.
@@ -232,15 +235,15 @@ class TimingConfig(_Strict):
     @field_validator("eot_s")
     @classmethod
     def _eot_floor(cls, v: Draw) -> Draw:
-        if _support(v)[0] < 0.2:
-            raise ValueError("eot_s.lo must be >= 0.2 s (DESIGN §2 rule 2)")
-        _within("eot_s", v, 0.2, MAX_DRAW_S)
+        if _support(v)[0] < MIN_EOT_S:
+            raise ValueError(f"eot_s.lo must be >= {MIN_EOT_S} s (DESIGN §2 rule 2)")
+        _within("eot_s", v, MIN_EOT_S, MAX_DRAW_S)
         return v
 
     @field_validator("detect_s")
     @classmethod
     def _detect(cls, v: Draw) -> Draw:
-        _within("detect_s", v, 0.3, 0.8)   # DESIGN §2 rule 3
+        _within("detect_s", v, DETECT_MIN_S, DETECT_MAX_S)   # DESIGN §2 rule 3
         return v
 
     @field_validator("response_lead_s", "lead_in_s", "tail_s", "pause_s", "silence_s")
@@ -304,8 +307,8 @@ class TimingConfig(_Strict):
     @field_validator("fade_s")
     @classmethod
     def _fade(cls, v: Range) -> Range:
-        if v.lo < 0.02 or v.hi > 0.05:
-            raise ValueError("fade_s must lie within [0.02, 0.05] s (DESIGN §2 rule 3)")
+        if v.lo < FADE_MIN_S or v.hi > FADE_MAX_S:
+            raise ValueError(f"fade_s must lie within [{FADE_MIN_S}, {FADE_MAX_S}] s (DESIGN §2 rule 3)")
         return v
 
 
@@ -817,8 +820,8 @@ class RunConfig(_Strict):
     language: str = "en"
     # a weighted mix of languages instead of `language`: each trajectory draws its own from its seed
     languages: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] | None = None
-    sample_rate: Int = 16_000
-    unit_s: Num = Field(1.0, le=MAX_UNIT_S)
+    sample_rate: Int = DEFAULT_SAMPLE_RATE
+    unit_s: Num = Field(DEFAULT_UNIT_S, le=MAX_UNIT_S)
     scenarios: dict[str, Annotated[Num, Field(ge=0.0, le=MAX_SCENARIO_WEIGHT)]] = Field(
         default_factory=lambda: {s: 1.0 for s in DEFAULT_SCENARIOS})
     timing: TimingConfig = TimingConfig()
@@ -948,8 +951,9 @@ class RunConfig(_Strict):
 
     @model_validator(mode="after")
     def _units_fit_tokens(self) -> "RunConfig":
-        if abs(self.unit_s * 25 - round(self.unit_s * 25)) > 1e-9:
-            raise ValueError("unit_s: must be a multiple of 0.04 s so each unit holds whole 25 Hz speech tokens")
+        tps = SPEECH_TOKENS_PER_SECOND
+        if abs(self.unit_s * tps - round(self.unit_s * tps)) > 1e-9:
+            raise ValueError(f"unit_s: must be a multiple of {1 / tps} s so each unit holds whole {tps} Hz speech tokens")
         if abs(self.unit_s * self.sample_rate - round(self.unit_s * self.sample_rate)) > 1e-6:
             raise ValueError("unit_s: unit_s * sample_rate must be a whole number of samples")
         return self

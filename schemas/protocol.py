@@ -13,6 +13,9 @@ SPEECH_CODEBOOK = 6561
 # or `retokenized`, the speech tokenizer run on the rendered audio (every other engine).
 SPEECH_TOKEN_SOURCE_KEY = "speech_token_source"
 NATIVE_TOKENS, RETOKENIZED = "native", "retokenized"
+# The model's audio encoder (Whisper-medium in MiniCPM-o; the SDK's O5_AUDIO_SAMPLE_RATE) hears this rate
+# only: the trainer's log-mel features and the minicpm-o export resample user audio to it.
+MODEL_AUDIO_RATE = 16_000
 # Whisper-medium audio encoder after 5x pooling: embeddings per second of user audio.
 AUDIO_EMBEDS_PER_SECOND = 10
 # A delegate request: at most this many characters of plain language.

@@ -17,6 +17,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from schemas.thresholds import FADE_MAX_S, FADE_MIN_S
+
 # The renderer's per-frame draws (camera jitter, lighting flicker, sensor noise) come from the
 # stream [trajectory seed, FRAME_STREAM, frame index]; acoustics use [seed, 1].
 FRAME_STREAM = 2
@@ -177,7 +179,7 @@ class VisualCut(_M):
     object: str                   # SceneObject id
     change: VisualChange          # one of STALE_CHANGES; the object's first change of this kind
     at_fraction: float = Field(gt=0, lt=1)
-    fade_s: float = Field(ge=0.02, le=0.05)
+    fade_s: float = Field(ge=FADE_MIN_S, le=FADE_MAX_S)
 
 
 class VideoClip(_M):

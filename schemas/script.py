@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from schemas.language import language
 from schemas.protocol import DELEGATE_MAX_CHARS
 from schemas.scene import Scene
+from schemas.thresholds import DETECT_MAX_S, DETECT_MIN_S, FADE_MAX_S, FADE_MIN_S, MIN_EOT_S
 from schemas.vocab import OVERLAY_KINDS, EventKind, InterruptAction, Role, TaskOutcome, TaskStatus, Trigger
 
 
@@ -65,9 +66,9 @@ class Interruption(_M):
     action: InterruptAction
     text: str
     at_fraction: float = Field(gt=0, lt=1)   # onset, as a fraction of the planned turn's voiced span
-    detect_s: float = Field(ge=0.3, le=0.8)
-    fade_s: float = Field(ge=0.02, le=0.05)
-    eot_s: float = Field(ge=0.2)
+    detect_s: float = Field(ge=DETECT_MIN_S, le=DETECT_MAX_S)
+    fade_s: float = Field(ge=FADE_MIN_S, le=FADE_MAX_S)
+    eot_s: float = Field(ge=MIN_EOT_S)
 
 
 Outcome = TaskOutcome   # the task outcome vocabulary lives in schemas/vocab.py
@@ -129,7 +130,7 @@ class ScriptTurn(_M):
     text: str
     voice: VoiceSpec
     gap_s: float = 0.3
-    eot_s: float = Field(0.3, ge=0.2)
+    eot_s: float = Field(0.3, ge=MIN_EOT_S)
     pause: Pause | None = None
     lead_s: float = Field(0.1, ge=0.0)
     trigger: Trigger = Trigger.USER

@@ -305,3 +305,117 @@ def test_generated_row_round_trips_through_the_derived_schema(generated_rows):
     for a, b in zip(rows, back):
         assert [e.attrs for e in a.events] == [e.attrs for e in b.events]
         assert a.units == b.units and np.isclose(a.unit_s, b.unit_s)
+
+
+# ------------------------------------------------------------------ every threshold once (issue #28)
+
+THRESHOLDS_REL = "schemas/thresholds.py"
+# Names that once held a threshold in a stage module (SILENCE_DBFS was -50 in one and -45 in another):
+# no module may bring them back, under any value.
+RETIRED_NAMES = frozenset({"SILENCE_DBFS", "ACTIVE_THRESHOLD", "DETECT_RANGE_S", "TOKENS_PER_S"})
+# Fields whose bounds are DESIGN §2 thresholds -> the bound keywords that are the threshold: a model or
+# config that bounds them says the name (eot_s has only a floor; a default draw's hi is a choice).
+THRESHOLD_FIELDS: dict[str, frozenset[str]] = {"eot_s": frozenset({"ge", "gt", "lo"}),
+                                               "detect_s": frozenset({"ge", "gt", "le", "lt", "lo", "hi"}),
+                                               "fade_s": frozenset({"ge", "gt", "le", "lt", "lo", "hi"})}
+_BOUND_KEYWORDS = frozenset({"ge", "gt", "le", "lt", "lo", "hi"})
+
+
+def _central() -> tuple[frozenset[str], frozenset[tuple[float, float]]]:
+    """The names schemas/thresholds.py defines, and its (MIN, MAX) interval pairs."""
+    from schemas import thresholds as th
+    names = frozenset(n for n in vars(th) if n.isupper())
+    pairs = frozenset({(th.DETECT_MIN_S, th.DETECT_MAX_S), (th.FADE_MIN_S, th.FADE_MAX_S)})
+    return names, pairs
+
+
+def _number(node: ast.AST) -> float | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _number(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    return None
+
+
+def threshold_redefinitions(path: Path, rel: str) -> list[str]:
+    """'file:line: what' for every re-definition of a schemas/thresholds.py name (or a retired one),
+    every literal (lo, hi) pair equal to one of its intervals, and every numeric-literal bound on a
+    threshold field (eot_s, detect_s, fade_s)."""
+    names, pairs = _central()
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = [t for tgt in node.targets for t in (tgt.elts if isinstance(tgt, ast.Tuple) else [tgt])]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for t in targets:
+            if isinstance(t, ast.Name) and (t.id in names or t.id in RETIRED_NAMES):
+                found.append((node.lineno, f"{rel}:{node.lineno}: {t.id} defined here; import it from {THRESHOLDS_REL}"))
+        if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+            pair = (_number(node.elts[0]), _number(node.elts[1]))
+            if pair in pairs:
+                found.append((node.lineno, f"{rel}:{node.lineno}: interval {pair} spelt out; use its names"))
+        if isinstance(node, ast.Call):
+            kw = {k.arg: _number(k.value) for k in node.keywords if k.arg in _BOUND_KEYWORDS}
+            for lo, hi in (("ge", "le"), ("lo", "hi"), ("gt", "lt")):
+                if (kw.get(lo), kw.get(hi)) in pairs:
+                    found.append((node.lineno, f"{rel}:{node.lineno}: interval ({kw[lo]}, {kw[hi]}) spelt out; "
+                                               "use its names"))
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and node.target.id in THRESHOLD_FIELDS and node.value is not None):
+            for call in (n for n in ast.walk(node.value) if isinstance(n, ast.Call)):
+                for k in call.keywords:
+                    if k.arg in THRESHOLD_FIELDS[node.target.id] and _number(k.value) is not None:
+                        found.append((node.lineno, f"{rel}:{node.lineno}: {node.target.id} bound {k.arg}="
+                                                   f"{_number(k.value)} is a literal; use {THRESHOLDS_REL}"))
+    return [msg for _, msg in sorted(set(found))]
+
+
+def test_every_threshold_is_defined_once_in_schemas():
+    """schemas/thresholds.py is the only place its names and intervals are written (schemas included)."""
+    files = sorted(p for d in ("schemas", *STAGE_DIRS) for p in (ROOT / d).rglob("*.py"))
+    assert files
+    found: list[str] = []
+    for p in files:
+        rel = p.relative_to(ROOT).as_posix()
+        if rel != THRESHOLDS_REL:
+            found += threshold_redefinitions(p, rel)
+    assert not found, "a threshold is re-defined outside schemas/thresholds.py:\n" + "\n".join(found)
+
+
+def test_the_threshold_scan_finds_what_it_looks_for(tmp_path):
+    """Each kind of re-definition, one step from the allowed form, is reported; the allowed forms are not."""
+    src = tmp_path / "stage.py"
+    src.write_text("from schemas.thresholds import DETECT_MIN_S, MIN_EOT_S\n"
+                   "SILENCE_DBFS = -50.0\n"
+                   "MIN_EOT_S: float = 0.2\n"
+                   "DETECT = (0.3, 0.8)\n"
+                   "class A:\n"
+                   "    fade_s: float = Field(ge=0.02, le=0.05)\n"
+                   "    eot_s: float = Field(0.3, ge=0.2)\n"
+                   "    detect_s: float = Field(ge=DETECT_MIN_S, le=0.8)\n"
+                   "    gap_s: float = Field(ge=0.2)\n"
+                   "    eot_s: Range = Range(lo=MIN_EOT_S, hi=0.6)\n"
+                   "    lead: tuple = (0.3, 0.9)\n")
+    assert threshold_redefinitions(src, "stage.py") == [
+        "stage.py:2: SILENCE_DBFS defined here; import it from schemas/thresholds.py",
+        "stage.py:3: MIN_EOT_S defined here; import it from schemas/thresholds.py",
+        "stage.py:4: interval (0.3, 0.8) spelt out; use its names",
+        "stage.py:6: fade_s bound ge=0.02 is a literal; use schemas/thresholds.py",
+        "stage.py:6: fade_s bound le=0.05 is a literal; use schemas/thresholds.py",
+        "stage.py:6: interval (0.02, 0.05) spelt out; use its names",
+        "stage.py:7: eot_s bound ge=0.2 is a literal; use schemas/thresholds.py",
+        "stage.py:8: detect_s bound le=0.8 is a literal; use schemas/thresholds.py",
+    ]
+
+
+def test_the_threshold_values_are_design_s():
+    """The one definition holds DESIGN §2/§5's numbers (outputs were byte-identical when they moved here)."""
+    from schemas import thresholds as th
+    assert (th.DEFAULT_UNIT_S, th.DEFAULT_SAMPLE_RATE, th.MIN_EOT_S) == (1.0, 16_000, 0.2)
+    assert (th.DETECT_MIN_S, th.DETECT_MAX_S, th.FADE_MIN_S, th.FADE_MAX_S) == (0.3, 0.8, 0.02, 0.05)
+    assert (th.ASSISTANT_SILENCE_DBFS, th.SPEECH_FLOOR_DBFS, th.SNR_TOLERANCE_DB) == (-50.0, -45.0, 0.5)
+    assert th.SPEECH_FLOOR_AMP == 10 ** (-45 / 20)

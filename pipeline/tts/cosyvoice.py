@@ -32,16 +32,16 @@ import numpy as np
 from generators.voice_bank import prompt_language
 from schemas.protocol import NATIVE_TOKENS, RETOKENIZED
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_DBFS
 
-from .base import SILENCE_DBFS, Synthesis, content_seed, dist_version, level_and_trim
+from .base import Synthesis, content_seed, dist_version, level_and_trim
 from .spoken import spoken_form, word_timings
 
-__all__ = ["ALIGNER_DIR", "NATIVE_RATE", "PREFIX", "TOKENS_PER_S", "CosyVoiceBackend", "VoicePrompt", "load_prompt"]
+__all__ = ["ALIGNER_DIR", "NATIVE_RATE", "PREFIX", "CosyVoiceBackend", "VoicePrompt", "load_prompt"]
 
 PREFIX = "cosyvoice:"
 ALIGNER_DIR = "aligner_dir"   # identity key: the CTC folder that timed the words (only when one did)
 NATIVE_RATE = 24000
-TOKENS_PER_S = 25  # S3 tokens per second of speech at speed 1.0
 
 Client = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
@@ -156,7 +156,7 @@ class CosyVoiceBackend:
         """Everything that determines the output, for dataset manifests."""
         return {"backend": self.name, "model": self.model, "cosyvoice": dist_version("cosyvoice-minicpmo"),
                 "voice_bank": str(self.bank), "model_dir": self.model_dir, "language": self.language, "speed": self.speed,
-                "instruct": self.instruct, "native_rate": NATIVE_RATE, "silence_dbfs": SILENCE_DBFS,
+                "instruct": self.instruct, "native_rate": NATIVE_RATE, "silence_dbfs": SPEECH_FLOOR_DBFS,
                 "resampler": f"soxr {dist_version('soxr')} HQ", "text": "spoken form",
                 "word_timing": self.aligner.identity() if self.aligner is not None
                 else "estimate (spoken characters over the loud span)",

@@ -10,8 +10,9 @@ Output contract of :meth:`EspeakBackend.synthesize` (downstream mixing relies on
 * loudness-normalised: RMS over active 10 ms frames (frames within 40 dB of the loudest one) is
   ``target_rms_dbfs`` (-20 dBFS), unless that would push the peak above ``peak_limit`` (0.9), in
   which case the peak limit wins and the RMS comes out lower;
-* trimmed: leading/trailing samples below -45 dBFS are removed, so the first and the last sample
-  are themselves at or above -45 dBFS (the utterance starts and ends "on speech");
+* trimmed: leading/trailing samples below ``SPEECH_FLOOR_DBFS`` (schemas/thresholds.py, -45 dBFS)
+  are removed, so the first and the last sample are themselves at or above it (the utterance starts
+  and ends "on speech");
 * one :class:`WordTiming` per written token (whitespace tokens, or for voices of a language
   written without spaces, the ``Language`` whose ``espeak_voices`` name the voice file (Mandarin
   ``cmn``): its words (jieba); the voice decides, because it is what the planner drew for the script's language).
@@ -22,7 +23,7 @@ PHONEME events go to ``spoken.word_timings``, which maps them back to the writte
 starts at its first event; tokens espeak voiced under one event (an unstressed "the" after "in";
 Mandarin dictionary words that span two jieba words, "不对，" on "不") share that stretch in
 proportion to what they say, snapped to the nearest phoneme start; a token ends at the last sample
-at or above -45 dBFS before the next token's start, so pauses are no word's.
+at or above ``SPEECH_FLOOR_DBFS`` before the next token's start, so pauses are no word's.
 
 Determinism: libespeak-ng keeps synthesis state in C statics (pitch flutter phase, resonator and
 echo memories, an RNG seeded from the clock), so the same text synthesised twice in one process
@@ -54,11 +55,12 @@ import numpy as np
 from schemas.language import LANGUAGES, Language
 from schemas.languages.base import whitespace_words
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_DBFS
 
-from .base import SILENCE_DBFS, Synthesis, level_and_trim
+from .base import Synthesis, level_and_trim
 from .spoken import SpokenForm, spoken_form, word_timings
 
-__all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices", "SILENCE_DBFS"]
+__all__ = ["EspeakBackend", "DEFAULT_VOICES", "list_voices"]
 
 # --- constants from espeak-ng's speak_lib.h -------------------------------------------------------
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
@@ -463,7 +465,7 @@ class EspeakBackend:
             "resampler": f"soxr {_dist_version('soxr')} HQ",
             "target_rms_dbfs": self.target_rms_dbfs,
             "peak_limit": self.peak_limit,
-            "silence_dbfs": SILENCE_DBFS,
+            "silence_dbfs": SPEECH_FLOOR_DBFS,
         }
 
 

@@ -26,8 +26,9 @@ from typing import Any
 
 from schemas.language import ENGLISH
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_DBFS
 
-from .base import SILENCE_DBFS, Synthesis, content_seed, deb_version, dist_version, end_at_phonemes, level_and_trim
+from .base import Synthesis, content_seed, deb_version, dist_version, end_at_phonemes, level_and_trim
 from .spoken import spoken_form, word_timings
 from .worker import NATIVE_WORKER, NativeEngineBackend
 
@@ -84,7 +85,7 @@ class FliteBackend(NativeEngineBackend):
     def identity(self) -> dict[str, Any]:
         """Everything that determines the output, for dataset manifests."""
         return {"backend": self.name, "libflite": deb_version("libflite1"), "protocol": PROTOCOL,
-                "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SILENCE_DBFS,
+                "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SPEECH_FLOOR_DBFS,
                 "word_timing": "engine (segment durations)", "text": "spoken form",
                 "target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit}
 

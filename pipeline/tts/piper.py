@@ -38,8 +38,9 @@ import numpy as np
 from generators.voice_bank import engine_of, piper_voice_of
 from schemas.language import ENGLISH
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_DBFS
 
-from .base import SILENCE_DBFS, Synthesis, dist_version, end_at_phonemes, level_and_trim
+from .base import Synthesis, dist_version, end_at_phonemes, level_and_trim
 from .spoken import spoken_form, word_timings
 from .worker import EngineProcess
 
@@ -182,7 +183,7 @@ class PiperBackend:
         """Everything that determines the output, for dataset manifests."""
         return {"backend": self.name, "piper_tts": dist_version("piper-tts"), "protocol": PROTOCOL,
                 "voice_wheels": {d: dist_version(d) for d, _, _ in BUNDLED_VOICES},
-                "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SILENCE_DBFS,
+                "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SPEECH_FLOOR_DBFS,
                 "word_timing": "engine (phoneme alignments)", "text": "spoken form", **self._settings()}
 
 

@@ -28,8 +28,9 @@ from typing import Any
 
 from schemas.language import ENGLISH
 from schemas.script import VoiceSpec
+from schemas.thresholds import SPEECH_FLOOR_DBFS
 
-from .base import SILENCE_DBFS, Synthesis, deb_version, dist_version, end_at_phonemes, level_and_trim
+from .base import Synthesis, deb_version, dist_version, end_at_phonemes, level_and_trim
 from .spoken import spoken_form, word_timings
 from .worker import NATIVE_WORKER, NativeEngineBackend
 
@@ -91,6 +92,6 @@ class RHVoiceBackend(NativeEngineBackend):
         """Everything that determines the output, for dataset manifests."""
         return {"backend": self.name, "librhvoice": deb_version("librhvoice5"),
                 "rhvoice_english": deb_version("rhvoice-english"), "protocol": PROTOCOL,
-                "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SILENCE_DBFS,
+                "resampler": f"soxr {dist_version('soxr')} HQ", "silence_dbfs": SPEECH_FLOOR_DBFS,
                 "word_timing": "engine (HTS phoneme labels)", "settings": "quality=max, min_sonic_rate=6",
                 "text": "spoken form", "target_rms_dbfs": self.target_rms_dbfs, "peak_limit": self.peak_limit}
