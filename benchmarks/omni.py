@@ -33,6 +33,7 @@ from pipeline.frames import render_frames  # noqa: E402
 from pipeline.render import render_trajectory  # noqa: E402
 from pipeline.tts.espeak import EspeakBackend  # noqa: E402
 from schemas.config import ESPEAK_CAST, RunConfig, VoicesConfig  # noqa: E402
+from schemas.replace import replace  # noqa: E402
 
 
 def _cpu(fn):
@@ -48,7 +49,7 @@ def main() -> None:
     args = ap.parse_args()
     audio_cfg = RunConfig(num=args.num, vision={"frame_size": args.size}, voices=VoicesConfig(cast=ESPEAK_CAST))
     omni_mix = {s: 1.0 for s in sorted(VISUAL_FAMILIES)}
-    omni_cfg = audio_cfg.model_copy(update={"scenarios": omni_mix})
+    omni_cfg = replace(audio_cfg, scenarios=omni_mix)
     seeds = [trajectory_seed(0, j) for j in range(args.num)]
     tts = EspeakBackend()
     import torch

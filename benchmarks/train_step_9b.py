@@ -61,12 +61,12 @@ def run_depth(config: str, layers: int, args: argparse.Namespace, env, vocab) ->
     from model.config import load_run_spec
     from model.materialize import StartupBytes
     from model.train import build_model, build_optimizer
+    from schemas.replace import replace
 
     spec = load_run_spec(config)
-    llm = spec.model.llm.model_copy(update={"config": {**spec.model.llm.config, "num_hidden_layers": layers}})
-    train = spec.train.model_copy(update={"fsdp": "on", "activation_checkpointing": True,
-                                          "max_seq_len": args.seq})
-    spec = spec.model_copy(update={"model": spec.model.model_copy(update={"llm": llm}), "train": train})
+    llm = replace(spec.model.llm, config={**spec.model.llm.config, "num_hidden_layers": layers})
+    train = replace(spec.train, fsdp="on", activation_checkpointing=True, max_seq_len=args.seq)
+    spec = replace(spec, model=replace(spec.model, llm=llm), train=train)
     if env.device.type == "cuda":
         torch.cuda.reset_peak_memory_stats()
     t0 = time.perf_counter()

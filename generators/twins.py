@@ -19,6 +19,7 @@ import numpy as np
 from generators import text_bank as tb
 from schemas.config import Scenario, TwinsConfig
 from schemas.language import language
+from schemas.replace import replace
 from schemas.script import Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.twins import TWIN_STREAM, TwinKind
 from schemas.vocab import EventKind, Role
@@ -106,8 +107,8 @@ def derive(base: Script, draw: TwinDraw, moment: Moment | None = None) -> Script
         i = overlay_turn(base)
         ovs = turns[i].overlays
         drop = int(draw.rng.integers(len(ovs)))
-        turns[i] = turns[i].model_copy(update={"overlays": ovs[:drop] + ovs[drop + 1:]})
-        return base.model_copy(update={"turns": tuple(turns)})
+        turns[i] = replace(turns[i], overlays=ovs[:drop] + ovs[drop + 1:])
+        return replace(base, turns=tuple(turns))
     i = interrupted_turn(base)
     cut = turns[i]
     overlays: tuple[Overlay, ...] = cut.overlays
@@ -115,8 +116,8 @@ def derive(base: Script, draw: TwinDraw, moment: Moment | None = None) -> Script
         if moment is None:
             raise ValueError(f"a {draw.kind} twin needs the base's interruption onset")
         overlays += (_overlay_at(base, cut, draw, moment),)
-    plain = cut.model_copy(update={"interruption": None, "overlays": overlays})
-    return base.model_copy(update={"turns": (*turns[:i], plain)})   # later turns answered the cut
+    plain = replace(cut, interruption=None, overlays=overlays)
+    return replace(base, turns=(*turns[:i], plain))   # later turns answered the cut
 
 
 def _overlay_at(base: Script, cut: ScriptTurn, draw: TwinDraw, moment: Moment) -> Overlay:

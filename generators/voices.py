@@ -18,6 +18,7 @@ import numpy as np
 
 from generators import voice_bank as vb
 from schemas.config import ESPEAK_CAST, SUPPORTED_LANGUAGES, VoicesConfig
+from schemas.replace import replace
 from schemas.script import VoiceSpec
 
 
@@ -57,10 +58,8 @@ def pools_for(code: str) -> VoicePools:
 
 
 def _jitter(base: VoiceSpec, rng: np.random.Generator) -> VoiceSpec:
-    return base.model_copy(update={
-        "rate": int(np.clip(base.rate + rng.integers(-15, 16), 120, 230)),
-        "pitch": int(np.clip(base.pitch + rng.integers(-8, 9), 0, 99)),
-    })
+    return replace(base, rate=int(np.clip(base.rate + rng.integers(-15, 16), 120, 230)),
+                   pitch=int(np.clip(base.pitch + rng.integers(-8, 9), 0, 99)))
 
 
 def draw_voice(rng: np.random.Generator, pool: tuple[VoiceSpec, ...], exclude: tuple[VoiceSpec, ...] = ()) -> VoiceSpec:

@@ -14,6 +14,7 @@ from pipeline import mixer
 from pipeline.render import render_trajectory
 from schemas.config import RunConfig
 from schemas.language import language
+from schemas.replace import replace
 from schemas.script import Script
 from schemas.trajectory import FailedRecord, TrajectoryRow
 from schemas.twins import TWIN_META_KEY, TwinKind, TwinMeta, TwinSide, differing_overlaps, twin_id
@@ -41,7 +42,7 @@ def with_pair(row: TrajectoryRow, record: TwinMeta) -> TrajectoryRow:
     """`row` with its pair record in meta (every other meta byte as it was)."""
     meta = json.loads(row.meta)
     meta[TWIN_META_KEY] = record.model_dump(mode="json")
-    return row.model_copy(update={"meta": json.dumps(meta, sort_keys=True)})
+    return replace(row, meta=json.dumps(meta, sort_keys=True))
 
 
 def render_twin(cfg: RunConfig, base: TrajectoryRow, script: Script, draw: TwinDraw, tts: Any,

@@ -30,6 +30,7 @@ import torch
 
 from model.config import PARALLEL_FSDP, RunSpec
 from model.modeling import padded_vocab
+from schemas.replace import replace
 
 GIB = 1024 ** 3
 MIN_TOKENS_PER_UNIT = 14            # <unit>, 10 audio slots, decision, <|chunk_eos|>, </unit>
@@ -159,11 +160,11 @@ def estimate_offline(config: str, gpus: int, data: str | None = None) -> MemoryE
     else:
         vocab = extend_vocab(load_text_tokenizer("minicpm-o45"))
     # local weights are never read: the meta model has the shapes of the config
-    plain = spec.model.model_copy(update={c: getattr(spec.model, c).model_copy(update={"path": None})
-                                          for c in ("llm", "audio", "vision") if getattr(spec.model, c) is not None
-                                          and getattr(spec.model, c).config})
+    plain = replace(spec.model, **{c: replace(getattr(spec.model, c), path=None)
+                                   for c in ("llm", "audio", "vision") if getattr(spec.model, c) is not None
+                                   and getattr(spec.model, c).config})
     if plain.speech_decoder is not None:   # its shapes are all in the config
-        plain = plain.model_copy(update={"speech_decoder": plain.speech_decoder.model_copy(update={"path": None})})
+        plain = replace(plain, speech_decoder=replace(plain.speech_decoder, path=None))
     with torch.device("meta"):
         model = DuplexModel(plain, vocab)
     return estimate_memory(spec, model, world=gpus, mode=parallel_mode(spec, gpus),

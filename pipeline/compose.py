@@ -24,6 +24,7 @@ from schemas.attrs import (AssistantTurnAttrs, BackendAttrs, DelegateAttrs, Inte
                            PauseAttrs, TimerAttrs, TruncatedWord, UserTurnAttrs, VisualAttrs)
 from schemas.decode_budget import DECODE_MS_PER_STEP, delegate_fits
 from schemas.language import Language, language
+from schemas.replace import replace
 from schemas.scene import Change, Scene, VisualChange, VisualCut, visual_event_id
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
@@ -654,9 +655,9 @@ def _place_visual_cut(st: _State, vc: VisualCut, cut: _Cut) -> str:
     after = obj.timeline[i + 1].unit if i + 1 < len(obj.timeline) else None
     if frame < before or (after is not None and frame > after):
         raise ScheduleError(f"turn {vc.turn}: the change of {vc.object} cannot move to frame {frame}")
-    moved: Change = change.model_copy(update={"unit": frame})
-    new = obj.model_copy(update={"timeline": (*obj.timeline[:i], moved, *obj.timeline[i + 1:])})
-    st.scene = scene.model_copy(update={"objects": tuple(new if o.id == obj.id else o for o in scene.objects)})
+    moved: Change = replace(change, unit=frame)
+    new = replace(obj, timeline=(*obj.timeline[:i], moved, *obj.timeline[i + 1:]))
+    st.scene = replace(scene, objects=tuple(new if o.id == obj.id else o for o in scene.objects))
     for a in st.scene.asks:
         if a.object == obj.id and a.change == vc.change:
             st.visual_gate[a.turn] = frame + 1

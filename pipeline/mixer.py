@@ -15,6 +15,7 @@ import numpy as np
 from pipeline import acoustics as ac
 from pipeline import noises, rooms
 from pipeline.tts.base import CachedTTS
+from schemas.replace import replace
 from schemas.script import VoiceSpec
 from schemas.timeline import (Cut, Echo, FileSource, Gain, HighShelf, LowPass, MicScene, Op, Reflections, Source,
                               SpeechSource, Stem, TimelineSpec, Track, noise_event_id)
@@ -111,9 +112,9 @@ def level_scene(scene: MicScene, own_heard: np.ndarray, speech_mask: np.ndarray,
     for noise in scene.noises:
         sig = signals[noise_event_id(noise)] = noises.noise_signal(noise, len(own_heard), sample_rate, tts)
         g = ac.noise_gain_for_snr(own_heard, sig, speech_mask, noise.snr_db)
-        levelled.append(noise.model_copy(update={
-            "gain": g, "realised_snr_db": round(ac.snr_db(own_heard, g * sig, speech_mask), 4)}))
-    return scene.model_copy(update={"noises": tuple(levelled)}), signals
+        levelled.append(replace(noise, gain=g,
+                                realised_snr_db=round(ac.snr_db(own_heard, g * sig, speech_mask), 4)))
+    return replace(scene, noises=tuple(levelled)), signals
 
 
 def mic_components(scene: MicScene, n_samples: int, sample_rate: int, assistant_stored: np.ndarray | None,

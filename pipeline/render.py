@@ -28,6 +28,7 @@ from schemas.config import RunConfig
 from schemas.language import language
 from schemas.protocol import SPEECH_TOKEN_SOURCE_KEY
 from schemas.provenance import SOURCE_META_KEY
+from schemas.replace import replace
 from schemas.script import Script
 from schemas.timeline import META_KEY, MicScene, Stem
 from schemas.trajectory import AudioBlob, Event, TrajectoryRow
@@ -48,7 +49,7 @@ def render_mic(tl: Timeline, cfg: RunConfig, rng: np.random.Generator, assistant
         scene, signals = mixer.level_scene(scene, own, snr_masks(tl.events, n, sr)[0], sr, tts)
     comps = mixer.mic_components(scene, n, sr, rooms.quantise_like_flac(assistant), tts, signals)
     mix = mixer.premix(scene, own, tl.render_stem(Stem.OVERLAY), comps)
-    scene = scene.model_copy(update={"clip_guard_scale": mixer.clip_guard(mix)})
+    scene = replace(scene, clip_guard_scale=mixer.clip_guard(mix))
     return mixer.finish_mic(mix, scene.clip_guard_scale), scene, noise_events(scene, n / sr)
 
 
@@ -77,7 +78,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
     seed, scenario = script.seed, script.scenario
     tl = compose(script, tts, cfg.sample_rate, cfg.unit_s, cfg.decode_budget.ms_per_step)
     if tl.scene != script.scene:   # a visual_change's change now sits at the frame composition placed it in
-        script = script.model_copy(update={"scene": tl.scene})
+        script = replace(script, scene=tl.scene)
     assistant = tl.render_stem(Stem.ASSISTANT)
     user, scene, noise_evs = render_mic(tl, cfg, np.random.default_rng([seed, 1]), assistant, tts, script.language)
     events = tl.events + noise_evs
@@ -93,7 +94,7 @@ def render_trajectory(*, cfg: RunConfig, traj_id: str, script: Script, tts: Synt
         "domain": script.domain,
         "voices": sorted({json.dumps(v.model_dump(), sort_keys=True)   # every speaker, overlays' included
                           for t in script.turns for v in (t.voice, *(o.voice for o in t.overlays))}),
-        META_KEY: tl.spec.model_copy(update={"mic": scene}).model_dump(mode="json"),
+        META_KEY: replace(tl.spec, mic=scene).model_dump(mode="json"),
         "timing": {"num_units": tl.num_units, **tl.stats},
         "speech_tokenizer": tokenizer.identity() if tokenizer is not None else None,
         "tts": tts.identity() if hasattr(tts, "identity") else None,

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import signal
 
+from schemas.replace import replace
 from schemas.timeline import ExpRoom, FileRoom, Room, ShoeboxRoom
 
 AUDIO_EXTS = (".wav", ".flac")
@@ -140,7 +141,7 @@ def echo_room(rng: np.random.Generator, room: Room, sample_rate: int) -> Room:
     """The loudspeaker's path to the mic: the same room, another position (own seed); a measured
     RIR stays the one file (there is no other position to draw)."""
     if isinstance(room, ExpRoom):
-        return room.model_copy(update={"seed": int(rng.integers(2**31))})
+        return replace(room, seed=int(rng.integers(2**31)))
     if isinstance(room, ShoeboxRoom):
         return _shoebox(int(rng.integers(2**31)), sample_rate, room.rt60_s)
     return room

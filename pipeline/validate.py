@@ -36,6 +36,7 @@ from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.decode_budget import decode_steps_available, delegate_decode_steps, delegate_fits, row_ms_per_step
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
+from schemas.replace import replace
 from schemas.scene import STALE_CHANGES, VisualChange
 from schemas.languages.en import english_numbers
 from schemas.thresholds import ASSISTANT_SILENCE_DBFS, DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
@@ -370,7 +371,7 @@ def rule4_overlay_keeps_output(v: RowView) -> Iterator[str]:
     if tts is None:
         yield f"no TTS to re-compose with (meta.tts = {v.meta.get('tts')!r})"
         return
-    bare = script.model_copy(update={"turns": tuple(t.model_copy(update={"overlays": ()}) for t in script.turns)})
+    bare = replace(script, turns=tuple(replace(t, overlays=()) for t in script.turns))
     try:
         tl = compose(bare, tts, v.sr, v.u, v.ms_per_step)
     except ScheduleError as err:

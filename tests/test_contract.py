@@ -419,3 +419,88 @@ def test_the_threshold_values_are_design_s():
     assert (th.DETECT_MIN_S, th.DETECT_MAX_S, th.FADE_MIN_S, th.FADE_MAX_S) == (0.3, 0.8, 0.02, 0.05)
     assert (th.ASSISTANT_SILENCE_DBFS, th.SPEECH_FLOOR_DBFS, th.SNR_TOLERANCE_DB) == (-50.0, -45.0, 0.5)
     assert th.SPEECH_FLOOR_AMP == 10 ** (-45 / 20)
+
+
+# ------------------------------------------------------------------ every update validated (issue #28)
+
+def unvalidated_copies(path: Path, rel: str) -> list[str]:
+    """'file:line' for every `x.model_copy(update=...)`: a copy pydantic does not validate."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return [f"{rel}:{n.lineno}" for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "model_copy"
+            and any(k.arg == "update" for k in n.keywords)]
+
+
+def test_no_unvalidated_model_copy():
+    """Stage code and schemas change a model through schemas.replace.replace, which validates."""
+    files = sorted(p for d in ("schemas", *STAGE_DIRS) for p in (ROOT / d).rglob("*.py"))
+    found = [hit for p in files for hit in unvalidated_copies(p, p.relative_to(ROOT).as_posix())]
+    assert not found, ("model_copy(update=...) skips validation (a misspelt key or a string for a float "
+                       "passes); use schemas.replace.replace:\n" + "\n".join(found))
+
+
+def test_the_copy_scan_finds_what_it_looks_for(tmp_path):
+    src = tmp_path / "stage.py"
+    src.write_text('"""Doc: x.model_copy(update={}) in a docstring is fine."""\n'
+                   "a = x.model_copy()\n"
+                   "b = x.model_copy(update={'lo': 1.0})\n"
+                   "c = replace(x, lo=1.0, hi=y.model_copy(deep=True, update=d))\n")
+    assert unvalidated_copies(src, "stage.py") == ["stage.py:3", "stage.py:4"]
+
+
+def test_replace_validates_like_construction():
+    """A correct change is applied; a misspelt key, a wrong type, a bound one step out and a broken
+    model invariant each raise ValidationError naming the field, where model_copy took them all."""
+    from schemas.config import Range, RunConfig
+    from schemas.replace import replace
+    from schemas.thresholds import DETECT_MAX_S
+
+    cut = script_mod.Interruption(action=InterruptAction.DISCARD, text="wait", at_fraction=0.5, detect_s=0.4,
+                                  fade_s=0.03, eot_s=0.3)
+    moved = replace(cut, detect_s=DETECT_MAX_S, text="stop")
+    assert (moved.detect_s, moved.text, moved.fade_s, cut.detect_s) == (DETECT_MAX_S, "stop", 0.03, 0.4)
+    assert replace(cut, detect_s="0.5").detect_s == 0.5   # lax float: coerced, as Interruption(detect_s="0.5")
+
+    # what model_copy lets through, and replace does not
+    assert cut.model_copy(update={"detect_ss": 0.5}).detect_s == 0.4
+    assert cut.model_copy(update={"detect_s": DETECT_MAX_S + 0.1}).detect_s > DETECT_MAX_S
+    for bad, field in (({"detect_ss": 0.5}, "detect_ss"), ({"detect_s": round(DETECT_MAX_S + 0.1, 6)}, "detect_s"),
+                       ({"detect_s": "soon"}, "detect_s"), ({"action": "explode"}, "action")):
+        with pytest.raises(ValidationError) as e:
+            replace(cut, **bad)
+        assert e.value.errors()[0]["loc"] == (field,), bad
+
+    # a strict config number refuses a string, as RunConfig(unit_s="1.0") does
+    cfg = RunConfig(languages={"en": 0.5, "zh": 0.5})
+    with pytest.raises(ValidationError, match="unit_s"):
+        replace(cfg, unit_s="1.0")
+    with pytest.raises(ValidationError, match="unit_s"):
+        RunConfig(unit_s="1.0")
+    # fields left to their default stay unset: languages without language is still one valid config
+    again = replace(cfg, num=5)
+    assert again.num == 5 and again.model_fields_set == {"languages", "num"}
+    assert again.config_hash() == RunConfig(languages={"en": 0.5, "zh": 0.5}, num=5).config_hash()
+    # the model's own validators run over the result
+    with pytest.raises(ValidationError, match="must be >= lo"):
+        replace(Range(lo=0.2, hi=0.6), hi=0.1)
+
+
+def test_replace_refuses_a_misspelt_key_whatever_the_models_extra():
+    """A model that ignores (pydantic's default) or keeps unknown keys still gets no misspelt field."""
+    from pydantic import ConfigDict
+
+    from schemas.replace import replace
+
+    class Loose(BaseModel):
+        gain: float = 1.0
+
+    class Keeps(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        gain: float = 1.0
+
+    assert replace(Loose(), gain=2).gain == 2.0
+    kept = replace(Keeps(note="x"), gain=3)
+    assert (kept.gain, kept.model_extra) == (3.0, {"note": "x"})
+    for model in (Loose(), Keeps()):
+        with pytest.raises(ValidationError, match="gian"):
+            replace(model, gian=2.0)

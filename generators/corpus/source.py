@@ -64,6 +64,7 @@ from schemas.config import (
 from schemas.language import Language
 from schemas.language import language as language_of
 from schemas.provenance import CorpusProvenance, ScriptProvenance
+from schemas.replace import replace
 from schemas.script import Continuation, Pause, Script, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
@@ -262,10 +263,10 @@ def pin_corpus(cfg: RunConfig) -> RunConfig:
     def pinned(e: ScriptSourceConfig) -> ScriptSourceConfig:
         if e.kind != CORPUS_KIND:
             return e
-        return e.model_copy(update={"corpus_sha256": _check_pinned(e)})
+        return replace(e, corpus_sha256=_check_pinned(e))
     if cfg.script_sources is not None:
-        return cfg.model_copy(update={"script_sources": [pinned(e) for e in cfg.script_sources]})
-    return cfg.model_copy(update={"script_source": pinned(cfg.script_source)})
+        return replace(cfg, script_sources=[pinned(e) for e in cfg.script_sources])
+    return replace(cfg, script_source=pinned(cfg.script_source))
 
 
 def _spoken(conv: Conversation, lang: Language, src: ScriptSourceConfig) -> Dialogue:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from generators import text_bank as tb
 from generators.common import Planner
 from generators.harness import Execution, run_task
+from schemas.replace import replace
 from schemas.script import Delegation, ScriptTurn
 from schemas.vocab import TaskOutcome, TaskStatus, Trigger
 
@@ -99,13 +100,13 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     later: list[ScriptTurn] = []   # placed by composition at the first pause after its result
     if undo is not None and ex.status == TaskStatus.OK:
         send, done = _undo(p, undo, d)
-        turns[1] = turns[1].model_copy(update={"delegate": d.model_copy(update={"outcome": TaskOutcome.SUPERSEDED})})
+        turns[1] = replace(turns[1], delegate=replace(d, outcome=TaskOutcome.SUPERSEDED))
         turns.append(send)
         later.append(done)
     else:
         cancel = Delegation(task_id="c1", tool="cancel", request=tb.cancel_request_text(c), args={"task": "t1"},
                             latency_s=0.2, outcome=None, cancels="t1")
-        turns[1] = turns[1].model_copy(update={"delegate": d.model_copy(update={"outcome": TaskOutcome.CANCELLED})})
+        turns[1] = replace(turns[1], delegate=replace(d, outcome=TaskOutcome.CANCELLED))
         turns.append(p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel))
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=c.domain, lang=p.lang.code)
@@ -122,7 +123,7 @@ def _undo(p: Planner, undo: tb.DelegationContent, booked: Delegation) -> tuple[S
     d2, ex2 = task_for(p, "t2", undo, force=TaskStatus.OK, supersedes=booked.task_id)
     if ex2.status != TaskStatus.OK:
         raise RuntimeError(f"the harness refused to undo {booked.args}: {ex2.text}")
-    d2 = d2.model_copy(update={"latency_s": max(d2.latency_s, booked.latency_s)})
+    d2 = replace(d2, latency_s=max(d2.latency_s, booked.latency_s))
     return (p.assistant(tb.undo_ack(p.rng, undo), delegate=d2),
             p.assistant(tb.undo_done(p.rng, undo), trigger=Trigger.BACKEND, ref=d2.task_id))
 
@@ -131,10 +132,10 @@ def plan_revise(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """The user revises the request; the revised task supersedes the old one, whose result is dropped."""
     c = tb.draw_delegation(p.rng, tools=_slow_tools(p), revisable=True, lang=p.lang.code)
     d1, _ = task_for(p, "t1", c, quantiles=(0.8, 0.999))
-    d1 = d1.model_copy(update={"outcome": TaskOutcome.SUPERSEDED})
+    d1 = replace(d1, outcome=TaskOutcome.SUPERSEDED)
     line, revised = tb.draw_revision(p.rng, c)
     d2, ex2 = task_for(p, "t2", revised, force=TaskStatus.OK, supersedes="t1")
-    d2 = d2.model_copy(update={"outcome": TaskOutcome.REVISED})
+    d2 = replace(d2, outcome=TaskOutcome.REVISED)
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1),
              p.user(line), p.assistant(tb.revision_ack(p.rng, revised), delegate=d2),
              *_maybe_smalltalk(p, 0.4), act_on(p, revised, d2, ex2)]
@@ -149,8 +150,8 @@ def plan_failure(p: Planner) -> tuple[str, list[ScriptTurn]]:
     turns = [p.user(c.user_request), p.assistant(c.ack, delegate=d1), *_maybe_smalltalk(p, 0.3)]
     if p.rng.random() < 0.55:
         d2, ex2 = task_for(p, "t2", c, retry_of="t1")
-        d1 = d1.model_copy(update={"outcome": TaskOutcome.RETRIED})
-        turns[1] = turns[1].model_copy(update={"delegate": d1})
+        d1 = replace(d1, outcome=TaskOutcome.RETRIED)
+        turns[1] = replace(turns[1], delegate=d1)
         turns += [p.assistant(tb.retry_line(p.rng, c, ex1), trigger=Trigger.BACKEND, ref="t1", delegate=d2),
                   act_on(p, c, d2, ex2)]
     else:

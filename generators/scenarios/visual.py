@@ -28,6 +28,7 @@ from generators.scenes.bank import QA, Fact, visual_bank
 from generators.scenes.video import STALES, pick_change, pick_fact, pick_watch, segment_scene
 from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
                                        with_prop, with_state_change, with_text_change)
+from schemas.replace import replace
 from schemas.scene import Box, Scene, SceneKind, SceneObject, VisualAsk, VisualChange, VisualCut
 from schemas.script import Continuation, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger
@@ -253,7 +254,7 @@ def _change_turns(p: Planner, scene: Scene, obj_id: str, label: str, place: str,
                     at_fraction=float(round(p.rng.uniform(*CHANGE_AT), 4)), fade_s=p.draw(p.timing.fade_s))
     asks = [VisualAsk(turn=answer.id, object=obj_id, change=asked),
             VisualAsk(turn=repair.id, object=obj_id, change=change)]
-    p.scene = with_asks(scene, asks).model_copy(update={"cuts": (cut,)})
+    p.scene = replace(with_asks(scene, asks), cuts=(cut,))
     return [question, answer, repair]
 
 

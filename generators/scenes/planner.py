@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from generators.scenes.catalog import Catalog, KindSpec, ObjectSpec, catalog
+from schemas.replace import replace
 from schemas.scene import (RGB, Box, Change, Occluder, RenderDraws, Scene, SceneKind, SceneObject,
                            VisualAsk, VisualChange)
 
@@ -158,12 +159,12 @@ def with_prop(rng: np.random.Generator, scene: Scene, name: str, text: str) -> t
                       text=text, timeline=(Change(unit=first, change=VisualChange.APPEARS),
                                            Change(unit=first + int(rng.integers(*READABLE_AFTER)),
                                                   change=VisualChange.TEXT_READABLE)))
-    return scene.model_copy(update={"objects": (*scene.objects, obj)}), oid
+    return replace(scene, objects=(*scene.objects, obj)), oid
 
 
 def with_asks(scene: Scene, asks: list[VisualAsk]) -> Scene:
     """The scene with the facts its assistant turns state."""
-    return scene.model_copy(update={"asks": tuple(asks)})
+    return replace(scene, asks=tuple(asks))
 
 
 
@@ -194,8 +195,8 @@ def keep_visible(scene: Scene, asked: set[str]) -> Scene:
     render = scene.render
     if render.occluder is not None and any(overlap(b, render.occluder.box) > MAX_HIDDEN
                                            for oid in asked for b in boxes[oid]):
-        render = render.model_copy(update={"occluder": None})
-    return scene.model_copy(update={"objects": tuple(objs), "render": render})
+        render = replace(render, occluder=None)
+    return replace(scene, objects=tuple(objs), render=render)
 
 
 def _spec(scene: Scene, obj: SceneObject) -> ObjectSpec:
@@ -221,9 +222,9 @@ def with_state_change(scene: Scene, object_id: str, unit: int, state: str) -> Sc
             keep = tuple(c for c in o.timeline if c.change in (VisualChange.APPEARS, VisualChange.TEXT_READABLE))
             change = Change(unit=max(unit, keep[-1].unit + 1), change=VisualChange.CHANGES_STATE, state=state,
                             rgb=catalog().states[state])
-            o = o.model_copy(update={"timeline": (*keep, change)})
+            o = replace(o, timeline=(*keep, change))
         objs.append(o)
-    return scene.model_copy(update={"objects": tuple(objs)})
+    return replace(scene, objects=tuple(objs))
 
 
 def with_text_change(scene: Scene, object_id: str, unit: int, text: str, new_text: str) -> Scene:
@@ -234,6 +235,6 @@ def with_text_change(scene: Scene, object_id: str, unit: int, text: str, new_tex
         if o.id == object_id:
             keep = tuple(c for c in o.timeline if c.change in (VisualChange.APPEARS, VisualChange.TEXT_READABLE))
             change = Change(unit=max(unit, keep[-1].unit + 1), change=VisualChange.TEXT_CHANGES, text=new_text)
-            o = o.model_copy(update={"text": text, "timeline": (*keep, change)})
+            o = replace(o, text=text, timeline=(*keep, change))
         objs.append(o)
-    return scene.model_copy(update={"objects": tuple(objs)})
+    return replace(scene, objects=tuple(objs))

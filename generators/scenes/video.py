@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.config import VIDEO_KIND, ConfigError, RunConfig, Scenario, SceneSourceConfig
 from schemas.language import ENGLISH
+from schemas.replace import replace
 from schemas.scene import Change, Scene, SceneKind, SceneObject, VideoClip, VisualAsk, VisualChange
 
 _LABEL = re.compile(r"^[a-z]+$")
@@ -272,7 +273,7 @@ def pin_videos(cfg: RunConfig) -> RunConfig:
         return cfg
     assert src.annotations is not None
     actual = videos_fingerprint(pinned_library(src), Path(src.annotations))
-    return cfg.model_copy(update={"scene_source": src.model_copy(update={"videos_sha256": actual})})
+    return replace(cfg, scene_source=replace(src, videos_sha256=actual))
 
 
 # ----------------------------------------------------------------------------- segments -> scenes
@@ -423,10 +424,10 @@ def shift_scene(scene: Scene, delta: int, unit_s: float) -> Scene:
                 state = c.state if c.change == VisualChange.CHANGES_STATE else state
                 text = c.text if c.change == VisualChange.TEXT_CHANGES else text
                 continue
-            changes.append(c.model_copy(update={"unit": max(0, unit)}))
-        objects.append(o.model_copy(update={"state": state, "text": text, "timeline": tuple(changes)}))
-    clip = scene.video.model_copy(update={"start_s": round(scene.video.start_s - delta * unit_s, 6)})
-    return scene.model_copy(update={"objects": tuple(objects), "video": clip})
+            changes.append(replace(c, unit=max(0, unit)))
+        objects.append(replace(o, state=state, text=text, timeline=tuple(changes)))
+    clip = replace(scene.video, start_s=round(scene.video.start_s - delta * unit_s, 6))
+    return replace(scene, objects=tuple(objects), video=clip)
 
 
 def check_videos(cfg: RunConfig, states: dict[str, tuple[str, ...]],
