@@ -875,7 +875,7 @@ RULES: tuple[Rule, ...] = (
     Rule("rule1_silent_window0", rule1_silent_window0, "§2 rule 1: the assistant channel is silent in window 0"),
     Rule("listen_silent", listen_silent, "§5 assistant silent where decision is listen"),
     Rule("speak_active", speak_active, "§5 assistant active where decision is speak"),
-    Rule("token_counts", token_counts, "§2/§5 25*u tokens per speak unit, none per listen unit"),
+    Rule("token_counts", token_counts, f"§2/§5 {SPEECH_TOKENS_PER_SECOND}*u tokens per speak unit, none per listen unit"),
     Rule("labels_derived", labels_derived, "§3 every unit field is derived from events"),
     Rule("spoken_text_concat", spoken_text_concat, "§5 concatenated spoken_text = voiced assistant turns"),
     Rule("voiced_plus_unspoken", voiced_plus_unspoken, "§2 rule 3: the unspoken rest is recorded"),
