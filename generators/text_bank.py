@@ -166,6 +166,12 @@ class Exchange:
     # noun phrase naming what the answer is about ("your trip to Rome"), for
     # draw_resume_phrase / draw_discard_ack
     topic: str = ""
+    # the leading answer positions that answer the question (the scenario's `keep`)
+    keep: int = 1
+
+    def said(self, n: int) -> tuple[str, ...]:
+        """The answer cut to its first n positions, never before the ones that answer the question."""
+        return self.answer[:max(n, self.keep)]
 
 
 @dataclass(frozen=True)
@@ -269,6 +275,7 @@ def _exchange_from(rng: np.random.Generator, sc: Scenario, lang: str = "en") -> 
             repaired_from=repaired,
             repair_ack=ack,
             topic=topic,
+            keep=min(sc.keep, len(answer)),
         )
     raise RuntimeError(f"could not draw a correctable exchange for {sc.domain}")
 
@@ -314,6 +321,13 @@ def draw_discard_ack(rng: np.random.Generator, topic: str, lang: str = "en") -> 
     """Short acknowledgement after the user says stop: "Sure, I'll leave the recipe there."."""
     t = _text(lang)
     return t.render_rng(rng, t.bank.chatter.discard, {"topic": _topic_phrase(t, topic)})
+
+
+def draw_park_drop(rng: np.random.Generator, topic: str, lang: str = "en") -> str:
+    """A parked answer set aside out loud, after the new request was served: "I'll leave the recipe
+    there for now; just ask if you want the rest."."""
+    t = _text(lang)
+    return t.render_rng(rng, t.bank.chatter.park_drop, {"topic": _topic_phrase(t, topic)})
 
 
 def draw_stop_request(rng: np.random.Generator, lang: str = "en") -> str:

@@ -445,11 +445,14 @@ def _resolve_text(st: _State, turn: ScriptTurn) -> str:
     ref = st.placed.turns.get(c.of_turn)
     if ref is None or ref.first_unspoken is None:
         raise ScheduleError(f"turn {turn.id}: continuation of {c.of_turn}, which was not interrupted before it")
-    # rule 7: from the first sentence element the user did not fully hear (rule 8). The planned
-    # turn and the continuation have the same elements; a bank "sentence" may hold several.
+    # rule 7: from the first sentence element the user did not fully hear (rule 8), or from the first
+    # one the correction changed, if the user heard that one: the heard version is no longer true, so
+    # it is said again as it now stands. The planned turn and the continuation have the same elements;
+    # a bank "sentence" may hold several.
     voiced = ref.tokens[: ref.first_unheard]
     elements = st.lang.sentence_elements(c.sentences)
     j = min(sum(1 for w in voiced if st.lang.ends_sentence(w)), len(elements))
+    j = min(j, st.lang.first_changed(st.lang.sentence_elements([st.lang.join(ref.tokens)]), elements))
     return st.lang.join([c.prefix, *elements[j:]]).strip()
 
 

@@ -42,8 +42,8 @@ from schemas.languages.en import english_numbers
 from schemas.thresholds import ASSISTANT_SILENCE_DBFS, DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
-from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
-                           TaskOutcome, TaskStatus, Trigger)
+from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, InterruptAction,
+                           Role, TaskOutcome, TaskStatus, Trigger)
 from schemas.windows import last_window_at, next_window, to_samples, unit_samples, window_at, window_of, window_start
 
 CLIP_LEVEL = 32767 / 32768   # a decoded 16-bit sample at full scale
@@ -493,13 +493,20 @@ def _heard_words(v: RowView, turn: Event) -> int | None:
     return heard
 
 
-def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
-    """A repair / resume starts no later than the first sentence element not fully heard before the cut.
+@dataclass(frozen=True)
+class _Continued:
+    """A continuation turn as rule 7 reads it: where its text starts among its sentence elements."""
 
-    The continuation's text must be its bridging prefix + a tail of its sentences (what compose
-    writes); starting past the first sentence the user did not fully hear (rule 8's half-audible
-    test) skips it silently. Scripts record no deliberate drop yet, so none is accepted.
-    """
+    id: str
+    of_turn: str
+    elements: list[str]        # the continuation's sentence elements
+    planned: list[str]         # the interrupted turn's planned sentence elements
+    full: int                  # elements of the interrupted turn fully heard before its cut
+    start: int                 # the element the continuation's text starts at
+
+
+def _continuations(v: RowView) -> Iterator[_Continued | str]:
+    """Every continuation of the row's script, or a message saying why it cannot be matched."""
     script = v.script
     if script is None:
         return
@@ -527,9 +534,52 @@ def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
         starts = [j for j in range(len(elements) + 1) if text == v.lang.join([c.prefix, *elements[j:]]).strip()]
         if not starts:
             yield f"{turn.id}: text is not its bridging prefix + a tail of its sentences: {text!r}"
-        elif starts[0] > full:
-            yield (f"{turn.id} resumes at sentence {starts[0]} but sentence {full} "
-                   f"({elements[full]!r}) was not fully heard before the cut of {ref.id}: skipped silently")
+            continue
+        yield _Continued(turn.id, ref.id, elements, v.lang.sentence_elements([v.attrs[ref.id].planned_text]),
+                         full, starts[0])
+
+
+def rule7_continuation_from_heard(v: RowView) -> Iterator[str]:
+    """A repair / resume starts no later than the first sentence element not fully heard before the cut.
+
+    The continuation's text must be its bridging prefix + a tail of its sentences (what compose
+    writes); starting past the first sentence the user did not fully hear (rule 8's half-audible
+    test) skips it silently. Scripts record no deliberate drop yet, so none is accepted.
+    """
+    for c in _continuations(v):
+        if isinstance(c, str):
+            yield c
+        elif c.start > c.full:
+            yield (f"{c.id} resumes at sentence {c.start} but sentence {c.full} "
+                   f"({c.elements[c.full]!r}) was not fully heard before the cut of {c.of_turn}: skipped silently")
+
+
+def rule7_changed_fact_resaid(v: RowView) -> Iterator[str]:
+    """A continuation says again every sentence element the user heard that it changed.
+
+    A repair's sentences are the answer with the correction applied; an element the user heard in its
+    old form (before the cut) and that now reads otherwise states a fact that is no longer true, so
+    the continuation starts no later than the first such element (compose: `Language.first_changed`).
+    """
+    for c in _continuations(v):
+        if isinstance(c, str):
+            continue   # rule7_continuation_from_heard reports it
+        changed = v.lang.first_changed(c.planned, c.elements)
+        if changed < c.full and c.start > changed:
+            yield (f"{c.id} starts at sentence {c.start}, past sentence {changed} that the user heard as "
+                   f"{c.planned[changed]!r} and the correction changed to {c.elements[changed]!r}: never said again")
+
+
+def park_resumed_or_dropped(v: RowView) -> Iterator[str]:
+    """A parked answer (cut by a new request) is picked up again or set aside out loud by a later turn
+    (`attrs.resumes` / `attrs.drops` naming it): the user was promised nothing that silently vanishes."""
+    for t in v.turns:
+        a = v.attrs[t.id]
+        if not a.interrupted or a.action != InterruptAction.PARK:
+            continue
+        later = [x for x in v.turns if x.start_s > t.start_s and t.id in (v.attrs[x.id].resumes, v.attrs[x.id].drops)]
+        if not later:
+            yield f"{t.id} was parked but no later turn resumes or drops it"
 
 
 def rule7_question_ends_turn(v: RowView) -> Iterator[str]:
@@ -887,7 +937,10 @@ RULES: tuple[Rule, ...] = (
     Rule("rule5_relay_after_ready", rule5_relay_after_ready, "§2 rule 5"),
     Rule("rule6_relay_facts_read", rule6_relay_facts_read, "§2 rule 6 (numbers)"),
     Rule("rule7_continuation_from_heard", rule7_continuation_from_heard, "§2 rule 7: continuations"),
+    Rule("rule7_changed_fact_resaid", rule7_changed_fact_resaid,
+         "§2 rule 7: a continuation re-says what the user heard and the correction changed"),
     Rule("rule7_question_ends_turn", rule7_question_ends_turn, "§2 rule 7: questions"),
+    Rule("park_resumed_or_dropped", park_resumed_or_dropped, "§1 a parked answer is resumed or set aside out loud"),
     Rule("rule8_word_timings_true", rule8_word_timings_true, "§2 rule 8"),
     Rule("unit_one_turn", unit_one_turn, "§3 an output unit carries at most one assistant turn"),
     Rule("text_lint", text_lint, "§6 no template artefact in what is said or read"),

@@ -48,6 +48,7 @@ class AssistantTurnAttrs(_Attrs):
     unspoken_text: str                       # planned words never voiced (rule 3)
     ref: str | None = None                   # task / timer id, for backend and timer triggers
     resumes: str | None = None               # the parked turn this one resumes (TurnAttr.RESUMES)
+    drops: str | None = None                 # the parked turn this one sets aside out loud (TurnAttr.DROPS)
     cut_s: float | None = None               # interrupted turns: where the audio is cut
     fade_s: float | None = None               # interrupted turns: the fade after the cut
     action: InterruptAction | None = None

@@ -125,6 +125,7 @@ class TurnAttr(StrEnum):
 
     SILENT_STRETCH = "silent_stretch"   # user turn: the gap before it is a silent stretch ("1")
     RESUMES = "resumes"                 # assistant turn: the parked turn it resumes (copied to attrs)
+    DROPS = "drops"                     # assistant turn: the parked turn it sets aside out loud (copied to attrs)
 
 
 # User turns carry the session's closed-loop timing targets as `ctl_<field>` (generators/timing/control).

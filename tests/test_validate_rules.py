@@ -309,6 +309,38 @@ def m_unit_one_turn(g):
     return row, {"unit_one_turn", "labels_derived"}   # the acknowledgement's turn_eos unit moves with its end
 
 
+def m_rule7_changed_fact(g):
+    # a sentence the user heard before the cut now reads otherwise in the repair's sentences (the
+    # correction changed it), while the repair still starts after it: the old fact is never corrected
+    for seed in range(1, 30):
+        row = g.row("interruption_repair", seed)
+        script = json.loads(row.script)
+        turn = next(t for t in script["turns"] if t.get("continuation"))
+        c = turn["continuation"]
+        text = attrs(event(row, turn["id"]))["planned_text"]
+        elements = ENGLISH.sentence_elements(c["sentences"])
+        j = next(j for j in range(len(elements) + 1) if text == " ".join([c["prefix"], *elements[j:]]).strip())
+        if j >= 1:
+            break
+    else:
+        raise AssertionError("no repair in 29 seeds that starts after a sentence the user heard")
+    c["sentences"] = [elements[0].replace(".", ", or so it seemed.", 1) if "." in elements[0]
+                      else elements[0] + " Or so it seemed.", *elements[1:]]
+    assert ENGLISH.sentence_elements(c["sentences"])[0] != elements[0]
+    row.script = json.dumps(script)
+    return row, {"rule7_changed_fact_resaid"}
+
+
+def m_park_resumed_or_dropped(g):
+    # the turn after a parked answer no longer says it picks it up or sets it aside
+    row = g.situation("interruption_park")
+    parked = next(e for e in row.events if e.kind == "assistant_turn" and attrs(e).get("action") == "park")
+    after = next(e for e in row.events if e.kind == "assistant_turn" and parked.id in
+                 (attrs(e).get("resumes"), attrs(e).get("drops")))
+    set_attrs(row, after.id, resumes=None, drops=None)
+    return row, {"park_resumed_or_dropped"}
+
+
 MUTATIONS: dict[str, Callable] = {
     "audio_length": m_audio_length,
     "unit_index": m_unit_index,
@@ -328,6 +360,8 @@ MUTATIONS: dict[str, Callable] = {
     "rule6_relay_facts_read": m_rule6,
     "rule7_continuation_from_heard": m_rule7_continuation,
     "rule7_question_ends_turn": m_rule7_question,
+    "rule7_changed_fact_resaid": m_rule7_changed_fact,
+    "park_resumed_or_dropped": m_park_resumed_or_dropped,
     "rule8_word_timings_true": m_rule8,
     "unit_one_turn": m_unit_one_turn,
     "delegate_request": m_delegate_request,

@@ -124,6 +124,7 @@ class SlotDraw:
 class Chatter:
     resume: tuple[str, ...]
     discard: tuple[str, ...]
+    park_drop: tuple[str, ...]
     stop: tuple[str, ...]
     backchannels: tuple[str, ...]
     hesitations: tuple[str, ...]
@@ -504,6 +505,7 @@ def _smalltalk_fits(where: str, st: model.Smalltalk) -> None:
 def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
     topic = frozenset({"topic"})
     for key, templates, allowed in (("resume", c.resume, topic), ("discard", c.discard, topic),
+                                    ("park_drop", c.park_drop, topic),
                                     ("stop", c.stop, frozenset()), ("backchannels", c.backchannels, None),
                                     ("hesitations", c.hesitations, None), ("acks", c.acks, None),
                                     ("closings user", tuple(x.user for x in c.closings), None),
@@ -523,7 +525,7 @@ def _chatter(b: _Builder, file: str, c: model.ChatterFile) -> Chatter:
     timer = _slot_draw(b, f"{file}: timer", c.timer,
                        {"request": c.timer.request, "ack": c.timer.ack, "announce": c.timer.announce})
     return Chatter(
-        resume=c.resume, discard=c.discard, stop=c.stop, backchannels=c.backchannels, hesitations=c.hesitations,
+        resume=c.resume, discard=c.discard, park_drop=c.park_drop, stop=c.stop, backchannels=c.backchannels, hesitations=c.hesitations,
         other_slots=other, other_directed=c.other_people.other_directed, background=c.other_people.background,
         smalltalk_slots=smalltalk, smalltalk=tuple((p.user, p.reply) for p in c.smalltalk.pairs),
         timer_slots=timer, timer_request=c.timer.request, timer_ack=c.timer.ack, timer_announce=c.timer.announce,

@@ -191,12 +191,13 @@ class ChatterFile(Data):
     """``chatter.yaml``: short utterances around the exchanges.
 
     ``backchannels``, ``hesitations``, ``acks`` (the user's short thanks before a next request)
-    and ``closings`` are said as written (no alternations, no slots); ``resume`` and ``discard``
-    may use ``{topic}``.
+    and ``closings`` are said as written (no alternations, no slots); ``resume``, ``discard`` and
+    ``park_drop`` (a parked answer the assistant will not come back to, said so) may use ``{topic}``.
     """
 
     resume: Templates = Field(min_length=1)
     discard: Templates = Field(min_length=1)
+    park_drop: Templates = Field(min_length=1)
     stop: Templates = Field(min_length=1)
     backchannels: Templates = Field(min_length=1)
     hesitations: Templates = Field(min_length=1)

@@ -150,11 +150,13 @@ def _park(p: Planner, d: Dialogue) -> list[ScriptTurn]:
     nxt = tb.draw_followup(p.rng, exclude_domain="", lang=p.lang.code)
     answer = p.assistant(p.lang.join(first.answer),
                          interruption=interruption.cut_in(p, InterruptAction.PARK, nxt.user_request))
-    turns = [p.user(first.user), answer, p.assistant(p.lang.join(nxt.answer[: int(p.rng.integers(2, 4))]))]
+    turns = [p.user(first.user), answer, p.assistant(p.lang.join(nxt.said(int(p.rng.integers(2, 4)))))]
     if p.rng.random() < RESUME_PROB:
         resume = Continuation(of_turn=answer.id, prefix=tb.draw_resume_phrase(p.rng, "", lang=p.lang.code),
                               sentences=first.answer)
         turns.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: answer.id}))
+    else:
+        turns.append(interruption.drop_parked(p, answer, ""))
     return turns
 
 

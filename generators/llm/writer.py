@@ -179,6 +179,8 @@ def _build_park(p: Planner, fields: Fields, r: ct.ParkReply, ctx: None) -> tuple
     for prefix in r.resume_prefix:
         resume = Continuation(of_turn=answer.id, prefix=prefix, sentences=tuple(r.answer))
         turns.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: answer.id}))
+    if not r.resume_prefix:   # not resumed: set aside out loud (a bank line), as plan_park does
+        turns.append(interruption.drop_parked(p, answer, fields["domain"]))
     return fields["domain"], turns
 
 

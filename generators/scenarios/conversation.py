@@ -14,7 +14,7 @@ import numpy as np
 
 from generators import text_bank as tb
 from generators.common import Planner
-from generators.scenarios import overlay
+from generators.scenarios import interruption, overlay
 from schemas.script import Continuation, Interruption, Pause, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger, TurnAttr
 
@@ -86,7 +86,7 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
             turns += _interrupted(p, ex, bc_rate)
         else:
             n = int(rng.integers(1, min(3, len(ex.answer)) + 1))
-            turns.append(_answer(p, _join(p, ex.answer[:n]), bc_rate))
+            turns.append(_answer(p, _join(p, ex.said(n)), bc_rate))
         if i == n_ex - 1:
             break
         # the next user turn: same topic, a new one, or small talk; sometimes after a short ack
@@ -126,9 +126,11 @@ def _interrupted(p: Planner, ex: tb.Exchange, bc_rate: float) -> list[ScriptTurn
     if action == InterruptAction.REPAIR:
         return [first, p.assistant("", continuation=Continuation(of_turn=first.id, prefix=ex.repair_ack,
                                                                  sentences=ex.repaired_from))]
-    out = [first, _answer(p, _join(p, nxt.answer[: int(rng.integers(2, 4))]), bc_rate)]
+    out = [first, _answer(p, _join(p, nxt.said(int(rng.integers(2, 4)))), bc_rate)]
     if rng.random() < 0.5:
         prefix = tb.draw_resume_phrase(rng, ex.topic or ex.domain, lang=p.lang.code)
         resume = Continuation(of_turn=first.id, prefix=prefix, sentences=ex.answer)
         out.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: first.id}))
+    else:
+        out.append(interruption.drop_parked(p, first, ex.topic or ex.domain))
     return out

@@ -110,7 +110,7 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
         turns.append(p.assistant(tb.cancel_ack(p.rng, c), delegate=cancel))
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=c.domain, lang=p.lang.code)
-        turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.answer[:2]))]
+        turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.said(2)))]
     return c.domain, turns + later
 
 

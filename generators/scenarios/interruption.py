@@ -23,7 +23,7 @@ def plan_discard(p: Planner) -> tuple[str, list[ScriptTurn]]:
     turns = [p.user(ex.user_request), answer, p.assistant(tb.draw_discard_ack(p.rng, ex.domain, lang=p.lang.code))]
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain, lang=p.lang.code)
-        turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.answer[:2]))]
+        turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.said(2)))]
     return ex.domain, turns
 
 
@@ -43,15 +43,24 @@ def plan_repair(p: Planner) -> tuple[str, list[ScriptTurn]]:
     return ex.domain, [p.user(ex.user_request), answer, repair]
 
 
+def drop_parked(p: Planner, parked: ScriptTurn, topic: str) -> ScriptTurn:
+    """A parked answer the assistant will not resume, set aside out loud after the new request was
+    served: a parked answer is resumed or dropped, never left hanging (validate `park_resumed_or_dropped`)."""
+    return p.assistant(tb.draw_park_drop(p.rng, topic, lang=p.lang.code), trigger=Trigger.FOLLOW,
+                       attrs={TurnAttr.DROPS: parked.id})
+
+
 def plan_park(p: Planner) -> tuple[str, list[ScriptTurn]]:
     """Park and follow: a new request cuts in; the assistant serves it, then resumes the parked answer."""
     ex = tb.draw_exchange(p.rng, lang=p.lang.code)
     nxt = tb.draw_followup(p.rng, exclude_domain=ex.domain, lang=p.lang.code)
     answer = p.assistant(p.lang.join(ex.answer), interruption=cut_in(p, InterruptAction.PARK, nxt.user_request))
-    follow = p.assistant(p.lang.join(nxt.answer[: int(p.rng.integers(2, 4))]))
+    follow = p.assistant(p.lang.join(nxt.said(int(p.rng.integers(2, 4)))))
     turns = [p.user(ex.user_request), answer, follow]
     if p.rng.random() < 0.7:
         prefix = tb.draw_resume_phrase(p.rng, ex.domain, lang=p.lang.code)
         resume = Continuation(of_turn=answer.id, prefix=prefix, sentences=ex.answer)
         turns.append(p.assistant("", continuation=resume, trigger=Trigger.FOLLOW, attrs={TurnAttr.RESUMES: answer.id}))
+    else:
+        turns.append(drop_parked(p, answer, ex.topic or ex.domain))
     return ex.domain, turns

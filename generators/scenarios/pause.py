@@ -12,4 +12,4 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
     filler = tb.draw_hesitation(p.rng, p.lang.words(first)[-1], lang=p.lang.code) if p.rng.random() < 0.6 else None
     pause = Pause(after_word=len(p.lang.words(first)), dur_s=p.draw(p.timing.pause_s), filler=filler)
     n = int(p.rng.integers(2, len(ex.answer) + 1))
-    return ex.domain, [p.user(ex.user_request, pause=pause), p.assistant(p.lang.join(ex.answer[:n]))]
+    return ex.domain, [p.user(ex.user_request, pause=pause), p.assistant(p.lang.join(ex.said(n)))]

@@ -13,5 +13,5 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
         ex = first if i == 0 else tb.draw_followup(p.rng, exclude_domain=first.domain, lang=p.lang.code)
         n = int(p.rng.integers(2, len(ex.answer) + 1))
         turns.append(p.user(ex.user_request))
-        turns.append(p.assistant(p.lang.join(ex.answer[:n])))
+        turns.append(p.assistant(p.lang.join(ex.said(n))))
     return first.domain, turns

@@ -65,6 +65,15 @@ class Language:
                 out.append(self.join(current))
         return out
 
+    def first_changed(self, before: Sequence[str], after: Sequence[str]) -> int:
+        """The index of the first sentence element of `after` whose words differ from `before`'s
+        (len(after) when none does). A repair whose user heard that element must say it again: the
+        correction changed what it states (rule 7)."""
+        for i, new in enumerate(after):
+            if i >= len(before) or self.words(before[i]) != self.words(new):
+                return i
+        return len(after)
+
     def sentence_of_word(self, sentences: Sequence[str]) -> list[int]:
         """For the text joined from `sentences`, the sentence index of every word."""
         out: list[int] = []
