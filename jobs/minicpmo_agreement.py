@@ -22,19 +22,20 @@ from typing import Any
 
 from jobs.dataset_reader import DatasetReader
 from schemas.language import language
+from schemas.protocol import SPEAK
 from schemas.trajectory import TrajectoryRow, attrs_of
-from schemas.vocab import EventKind
+from schemas.vocab import Decision, EventKind, Label
 from schemas.windows import last_window_at
 
 SDK_TRACK = "ai_spoken"                       # the SDK's provenance track of the spoken slot
-SDK_LISTEN, SDK_SPEAK, SDK_TURN_EOS = "<|listen|>", "<|speak|>", "<|spoken_turn_eos|>"
+SDK_TURN_EOS = "<|spoken_turn_eos|>"         # the SDK's name for our <|turn_eos|> (model/protocol.py ALIASES)
 
 
 @dataclass
 class UnitView:
     """What one unit outputs, as far as both layouts can say it."""
 
-    decision: str = "listen"
+    decision: str = Decision.LISTEN
     text_ids: list[int] = field(default_factory=list)
     turn_eos: bool = False
 
@@ -70,8 +71,8 @@ def theirs(result: Any, n_units: int, sdk_tok: Any) -> list[UnitView]:
         k = prov.unit_index
         if prov.track != SDK_TRACK or k is None or not 0 <= k < n_units:
             continue
-        if name == SDK_SPEAK:
-            out[k].decision = "speak"
+        if name == SPEAK:   # the SDK's display name is ours
+            out[k].decision = Decision.SPEAK
         elif name == SDK_TURN_EOS:
             out[k].turn_eos = True
         elif int(tid) < vocab:
@@ -113,7 +114,7 @@ def compare(dataset: Path, export: Path) -> Agreement:
                 if y.turn_eos and not x.turn_eos and k in cut_units:
                     agg.cut_turn_ends += 1
                 else:
-                    bad.append("turn_eos")
+                    bad.append(Label.TURN_EOS)
             if bad:
                 agg.by_field.update(bad)
                 agg.disagreements.append(f"{row.id} unit {k}: {','.join(bad)} ours={tok.decode_ordinary(x.text_ids)!r}"
