@@ -1,7 +1,7 @@
 """Omni frames: a `Scene` (schemas/scene.py) rendered with Pillow to one JPEG per unit (DESIGN §3 `frames`).
 
 Frame k shows every object as it is at unit k: present from its `appears` to its `leaves` change,
-at the box of its last move, in its last state, its text legible only from its `text_readable`
+at the box of its last move (an object in a motion state a step further along each frame), in its last state, its text legible only from its `text_readable`
 change (before that a smudge) and, after a `text_changes` change, that change's text. The look (gradient wall, texture, surface, occluder) comes from
 the scene's render draws; per-frame camera jitter, lighting flicker and sensor noise from the
 stream [seed, FRAME_STREAM, k]. The bytes are a function of (scene, k, size, seed) alone.
@@ -25,19 +25,17 @@ MIN_LIGHT = 0.2       # the darkest lighting gain
 
 def visible_at(obj: SceneObject, k: int) -> bool:
     """Whether frame k shows the object (from its appearance until it leaves)."""
-    leaves = obj.first(VisualChange.LEAVES)
-    return obj.timeline[0].unit <= k and (leaves is None or k < leaves.unit)
+    return obj.at(k).visible
 
 
 def _state_at(obj: SceneObject, k: int) -> tuple[Box, str | None, RGB | None, bool, str | None]:
-    """(box, state, state colour, text readable, text) of the object in frame k."""
-    box, state, rgb, readable, text = obj.box, obj.state, None, False, obj.text
+    """(box, state, state colour, text readable, text) of the object in frame k (the box where
+    `SceneObject.at` puts it: a moving object a step further along each frame)."""
+    box, state, rgb, readable, text = obj.at(k).box, obj.state, None, False, obj.text
     for c in obj.timeline:
         if c.unit > k:
             break
-        if c.change == VisualChange.MOVES and c.box is not None:
-            box = c.box
-        elif c.change == VisualChange.CHANGES_STATE:
+        if c.change == VisualChange.CHANGES_STATE:
             state, rgb = c.state, c.rgb
         elif c.change == VisualChange.TEXT_READABLE:
             readable = True

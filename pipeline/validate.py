@@ -874,11 +874,11 @@ def _object_names(v: RowView, labels: set[str]) -> dict[str, str]:
     return {n.lower(): label for label in labels for n in (bank.names(label) if bank is not None else (label,))}
 
 
-def _named(v: RowView, names: dict[str, str]) -> Iterator[tuple[Any, str]]:
-    """(word, label) for each assistant word that names a scene object. Space-separated languages match
+def _named(v: RowView, names: dict[str, str], role: Role = Role.ASSISTANT) -> Iterator[tuple[Any, str]]:
+    """(word, label) for each word of `role` that names a scene object. Space-separated languages match
     whole words (a plural s dropped); unsegmented ones (Mandarin) match a name anywhere in a turn's
     voiced text, credited to the word its first character is in."""
-    words = [w for w in v.row.words if w.role == Role.ASSISTANT]
+    words = [w for w in v.row.words if w.role == role]
     if v.lang.word_separator:
         for w in words:
             said = _bare(w.word)
@@ -919,6 +919,242 @@ def omni_named_objects_shown(v: RowView) -> Iterator[str]:
             yield f"{w.event_id} names the {label} at {w.start_s:.3f} s (output of unit {out_unit}); {first} shows it"
 
 
+# ----------------------------------------------------------------------------- Omni facts against the scene
+# DESIGN §2 rule 6 for vision: the scene is data, so what the assistant says of it is checked against
+# what the frame its unit has read holds. The visual lines (generators/banks/<lang>/visual.yaml) say a
+# colour, a text or a state only through their {colour}, {text}, {fact} / {now} slots, so the phrases
+# looked for are exactly the ones a line can say (`_SceneWords`), and each is matched whole.
+
+BLANK_FRAME_STD = 2.0   # a frame whose pixel levels vary less than this (8-bit) shows nothing at all
+
+
+@dataclass(frozen=True)
+class _SceneWords:
+    """How the row's language says each colour, text and state a scene can hold: said phrase -> value."""
+
+    colours: dict[str, str]
+    texts: dict[str, str]
+    states: dict[str, str]
+
+
+def _say(f: Callable[[str], str], value: str) -> str:
+    """How a reply says a catalogue word; a value the bank does not list (a flight code, a video's own
+    text) is said as it is."""
+    try:
+        return f(value)
+    except KeyError:
+        return value
+
+
+def _scene_words(v: RowView) -> _SceneWords:
+    from generators.scenes.catalog import catalog
+    cat = catalog()
+    bank = visual_bank(v.row.language) if has_visual(v.row.language) else None
+    objs = v.scene.objects if v.scene is not None else ()
+    colours = set(cat.colours) | {o.colour for o in objs if o.colour is not None}
+    texts = ({t for k in cat.kinds.values() for o in k.objects for t in o.texts}
+             | {t for o in objs for t in (o.text, *(c.text for c in o.timeline)) if t is not None})
+    states: dict[str, str] = {}
+    if bank is not None:
+        states = {**{ph.now: s for s, ph in bank.watch.states.items()},
+                  **{f.fact: s for s, f in bank.change.states.items()}}
+    say_colour = bank.colour_name if bank is not None else str
+    say_text = bank.text_of if bank is not None else str
+    return _SceneWords(colours={_say(say_colour, c).lower(): c for c in colours},
+                       texts={_say(say_text, t).lower(): t for t in texts},
+                       states={p.lower(): s for p, s in states.items()})
+
+
+def _phrases(v: RowView, words: list[Any], phrases: dict[str, str]) -> list[tuple[Any, str, str]]:
+    """(word it starts in, phrase, value) of each phrase said in `words`, longest first and never two over
+    the same words. Space-separated languages match whole words (punctuation and case aside);
+    unsegmented ones (Mandarin) match anywhere, credited to the word of the phrase's first character."""
+    sep = v.lang.word_separator
+    text, owner = "", []
+    for i, w in enumerate(words):
+        piece = (_bare(w.word) + sep) if sep else w.word
+        text += piece
+        owner += [i] * len(piece)
+    if sep:
+        text = sep + text
+        owner = [0] + owner
+    taken = [False] * len(text)
+    out: list[tuple[int, str, str]] = []
+    for phrase in sorted(phrases, key=len, reverse=True):
+        key = f"{sep}{phrase}{sep}" if sep else phrase
+        at = text.find(key)
+        while at >= 0:
+            lo, hi = (at + 1, at + len(key) - 1) if sep else (at, at + len(key))
+            if not any(taken[lo:hi]):
+                taken[lo:hi] = [True] * (hi - lo)
+                out.append((lo, phrase, phrases[phrase]))
+            at = text.find(key, at + 1)
+    return [(words[owner[lo]], phrase, value) for lo, phrase, value in sorted(out)]
+
+
+@dataclass(frozen=True)
+class _Said:
+    """One fact phrase an assistant turn says about the scene."""
+
+    turn: str
+    word: Any
+    phrase: str
+    value: str
+    unit: int                     # the unit whose output plays it: it has read frames 0..unit
+    objects: tuple[Any, ...]      # what it can be about: the turn's asked object, else the objects it names
+
+
+def _fact_turns(v: RowView) -> Iterator[tuple[Event, list[Any], tuple[Any, ...], list[Any]]]:
+    """(turn, its voiced words, the objects it speaks about, its asks) of each assistant turn that states
+    a visual fact (a `VisualAsk`) or names a scene object; a turn about neither says nothing of the scene."""
+    scene = v.scene
+    names = _object_names(v, {o.label for o in scene.objects})
+    named: dict[str, set[str]] = {}
+    for w, label in _named(v, names):
+        named.setdefault(w.event_id, set()).add(label)
+    for t in v.turns:
+        asks = [a for a in scene.asks if a.turn == t.id]
+        objs = tuple(o for o in (scene.object(a.object) for a in asks) if o is not None) or tuple(
+            o for o in scene.objects if o.label in named.get(t.id, ()))
+        if objs:
+            yield t, v.words_of(t.id), objs, asks
+
+
+def _said(v: RowView, kind: str) -> Iterator[_Said]:
+    """Every `kind` ("colours", "texts", "states") phrase the fact turns say, with what it can be about."""
+    vocab = getattr(_scene_words(v), kind)
+    for t, words, objs, _ in _fact_turns(v):
+        for w, phrase, value in _phrases(v, words, vocab):
+            yield _Said(t.id, w, phrase, value, v.W(w.start_s) - 1, objs)
+
+
+def _unsaid(v: RowView, kinds: tuple[VisualChange, ...], said_kinds: tuple[str, ...], what: str) -> Iterator[str]:
+    """A turn that states a fact of one of `kinds` and was not cut says it (a phrase of `said_kinds`)."""
+    words = _scene_words(v)
+    for t, ws, objs, asks in _fact_turns(v):
+        if v.attrs[t.id].interrupted or not any(a.change in kinds for a in asks):
+            continue
+        if not any(_phrases(v, ws, getattr(words, k)) for k in said_kinds):
+            yield f"{t.id} states a fact about the {objs[0].label} but says no {what} a line can say"
+
+
+def omni_said_colour(v: RowView) -> Iterator[str]:
+    """A colour the assistant says is the colour of the object it speaks about (DESIGN §2 rule 6 for vision),
+    and an answer about how an object looks says one."""
+    if v.scene is None:
+        return
+    for s in _said(v, "colours"):
+        if not any(o.colour == s.value for o in s.objects):
+            have = ", ".join(f"the {o.label} is {o.colour or 'no colour the scene holds'}" for o in s.objects)
+            yield f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); {have}"
+    yield from (m for m in _unsaid(v, (VisualChange.APPEARS,), ("colours", "states"), "colour or state"))
+
+
+def omni_said_text(v: RowView) -> Iterator[str]:
+    """A text the assistant reads out is the text the object shows, legibly, in the last frame its unit has
+    read (a ticket's flight code, a sign flipped from open to closed), and an answer about a text says it."""
+    if v.scene is None:
+        return
+    for s in _said(v, "texts"):
+        shown = [o.at(s.unit).text for o in s.objects]
+        if s.value not in shown:
+            have = ", ".join(f"the {o.label} shows {t!r}" if t is not None else f"the {o.label}'s text is not readable"
+                             for o, t in zip(s.objects, shown))
+            yield f"{s.turn} reads {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); in frame {s.unit} {have}"
+    yield from _unsaid(v, (VisualChange.TEXT_READABLE, VisualChange.TEXT_CHANGES), ("texts",), "text")
+
+
+def omni_said_state(v: RowView) -> Iterator[str]:
+    """A state the assistant says ("is boiling", "is still moving") is the state the object is in in the last
+    frame its unit has read (a moving one is drawn moving: schemas/scene.MOTION_STATES), and an answer
+    about a change of state says the new state."""
+    if v.scene is None:
+        return
+    for s in _said(v, "states"):
+        shown = [o.at(s.unit).state for o in s.objects]
+        if s.value not in shown:
+            have = ", ".join(f"the {o.label} is {st or 'in no state'}" for o, st in zip(s.objects, shown))
+            yield f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); in frame {s.unit} {have}"
+    yield from _unsaid(v, (VisualChange.CHANGES_STATE,), ("states",), "state")
+
+
+def _blank(blob: bytes) -> bool:
+    with Image.open(io.BytesIO(blob)) as im:
+        px = np.asarray(im.convert("RGB"), dtype=np.float32)
+    return float(px.std(axis=(0, 1)).max()) < BLANK_FRAME_STD
+
+
+def omni_fact_in_frame(v: RowView) -> Iterator[str]:
+    """A turn that states a visual fact does so over a frame that shows its object: in the last frame its
+    unit has read (for each fact it says, and its first word) the object is in view and the frame is not
+    blank. A blank frame or an object gone from the scene leaves nothing to describe."""
+    if v.scene is None:
+        return
+    words = _scene_words(v)
+    blank: dict[int, bool] = {}
+    for t, ws, objs, asks in _fact_turns(v):
+        if not asks or not ws:
+            continue
+        units = {v.W(ws[0].start_s) - 1} | {v.W(w.start_s) - 1 for k in ("colours", "texts", "states")
+                                             for w, _, _ in _phrases(v, ws, getattr(words, k))}
+        for r in sorted(u for u in units if 0 <= u < v.n):
+            gone = [o.label for o in objs if not o.at(r).visible]
+            if gone:
+                yield f"{t.id} speaks of the {gone[0]} in the output of unit {r}; frame {r} does not show it"
+            if r < len(v.row.frames):
+                if r not in blank:
+                    blank[r] = _blank(v.row.frames[r])
+                if blank[r]:
+                    yield f"{t.id} speaks of the {objs[0].label} in the output of unit {r}; frame {r} is blank"
+
+
+def omni_question_names_shown(v: RowView) -> Iterator[str]:
+    """Nobody asks about an object before a frame shows it: a word the user says in window w names only
+    labels some frame 0..w has shown (the assistant's own words: omni_named_objects_shown)."""
+    if v.scene is None:
+        return
+    shown: dict[str, int] = {}
+    for e in v.kind(EventKind.VISUAL):
+        a = v.attrs[e.id]
+        if a.change == VisualChange.APPEARS:
+            shown[a.label] = min(shown.get(a.label, a.unit), a.unit)
+    names = _object_names(v, {o.label for o in v.scene.objects})
+    for w, label in _named(v, names, Role.USER):
+        if shown.get(label, v.n) > v.W(w.start_s):
+            first = f"frame {shown[label]}" if label in shown else "no frame"
+            yield f"{w.event_id} names the {label} at {w.start_s:.3f} s (window {v.W(w.start_s)}); {first} shows it first"
+
+
+def _facts(lang: Language, text: str) -> set[str]:
+    """The facts a request states, as words: numbers and names (a capitalised word not opening a sentence)."""
+    out: set[str] = set(lang.numbers(text))
+    words = lang.words(text)
+    for i, w in enumerate(words):
+        bare = w.strip(".,!?;:'\"()")
+        opens = i == 0 or lang.ends_sentence(words[i - 1])
+        if bare and (any(ch.isdigit() for ch in bare) or (bare[0].isupper() and not opens)):
+            out.add(bare.lower())
+    return out
+
+
+def omni_request_facts_read(v: RowView) -> Iterator[str]:
+    """Rule 6 for a request in an Omni row: every number and name a delegate request states is something the
+    model has read by the unit that issues it: what the user said, a text a frame showed legibly (a ticket's
+    flight code), or a result it has read. A destination no frame shows and nobody said is invented."""
+    if v.scene is None:
+        return
+    for d in v.kind(EventKind.DELEGATE):
+        unit = v.attrs[d.id].unit
+        read = [w.word for w in v.row.words if w.role == Role.USER and v.W(w.start_s) <= unit]
+        read += [o.at(k).text or "" for o in v.scene.objects for k in range(min(unit, v.n - 1) + 1)
+                 if o.at(k).visible]
+        read += [e.text for e in v.kind(EventKind.BACKEND) if v.W(v.attrs[e.id].ready_s) <= unit]
+        known = _facts(v.lang, v.lang.join(read)) | {x.lower() for x in v.lang.words(" ".join(read))}
+        known = {k.strip(".,!?;:'\"()").lower() for k in known}
+        for fact in sorted(_facts(v.lang, d.text) - known):
+            yield f"{d.id} (unit {unit}) states {fact!r}, which no frame, result or user word it has read holds"
+
+
 RULES: tuple[Rule, ...] = (
     Rule("audio_length", audio_length, "§5 audio lengths equal num_units * unit_s * sample_rate"),
     Rule("unit_index", unit_index, "§3 units are indexed 0..n-1"),
@@ -957,6 +1193,14 @@ RULES: tuple[Rule, ...] = (
     Rule("omni_named_objects_shown", omni_named_objects_shown, "§6 the assistant names only objects already shown"),
     Rule("omni_change_cut_after_frame", omni_change_cut_after_frame,
          "§6/§2 rule 3: a stale answer is cut after the frame showing the change"),
+    Rule("omni_said_colour", omni_said_colour, "§2 rule 6 for vision: a colour said is the object's colour"),
+    Rule("omni_said_text", omni_said_text, "§2 rule 6 for vision: a text read out is what the frame read shows"),
+    Rule("omni_said_state", omni_said_state, "§2 rule 6 for vision: a state said is the one the frame read shows"),
+    Rule("omni_fact_in_frame", omni_fact_in_frame, "§6 a fact is stated over a frame that shows its object"),
+    Rule("omni_question_names_shown", omni_question_names_shown,
+         "§6 nobody asks about an object before a frame shows it"),
+    Rule("omni_request_facts_read", omni_request_facts_read,
+         "§2 rule 6: a request in an Omni row states only what was read (frames, user, results)"),
 )
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
 

@@ -49,6 +49,11 @@ class VisualChange(StrEnum):
 # The changes that can make a spoken answer stale mid-answer (visual_change: `VisualCut`).
 STALE_CHANGES: tuple[VisualChange, ...] = (VisualChange.CHANGES_STATE, VisualChange.TEXT_CHANGES)
 
+# States a frame can only show by motion: an object in one is drawn a step further along each frame
+# (`motion_offset`), so "the bus is still moving" is said only of a bus the frames show moving.
+MOTION_STATES: tuple[str, ...] = ("moving",)
+MOTION_STEP = 0.035   # frame fractions an object in a motion state travels per frame
+
 
 def visual_event_id(object_id: str, index: int) -> str:
     """The id of the `visual` event of change `index` of an object's timeline."""
@@ -130,6 +135,59 @@ class SceneObject(_M):
     def first(self, change: VisualChange) -> Change | None:
         """The first change of this kind (None: it never happens)."""
         return next((c for c in self.timeline if c.change == change), None)
+
+    def at(self, k: int) -> "ObjectView":
+        """What frame k shows of the object: the one reading of its timeline that the renderer
+        (pipeline/frames.py) draws and validate checks what the assistant says against. An object in
+        a motion state is drawn further along each frame (`travel`) and stays where it stopped."""
+        leaves = self.first(VisualChange.LEAVES)
+        visible = self.timeline[0].unit <= k and (leaves is None or k < leaves.unit)
+        box, state, readable, text = self.box, self.state, False, self.text
+        moving_from = self.timeline[0].unit if state in MOTION_STATES else None
+        for c in self.timeline:
+            if c.unit > k:
+                break
+            if c.change == VisualChange.MOVES and c.box is not None:
+                box = c.box
+                moving_from = c.unit if moving_from is not None else None
+            elif c.change == VisualChange.CHANGES_STATE:
+                if moving_from is not None and c.state not in MOTION_STATES:   # it stops where the last frame drew it
+                    box, moving_from = travel(box, c.unit - 1 - moving_from), None
+                elif moving_from is None and c.state in MOTION_STATES:
+                    moving_from = c.unit
+                state = c.state
+            elif c.change == VisualChange.TEXT_READABLE:
+                readable = True
+            elif c.change == VisualChange.TEXT_CHANGES and c.text is not None:
+                text = c.text
+        if moving_from is not None:
+            box = travel(box, k - moving_from)
+        return ObjectView(visible=visible, box=box, state=state, moving=moving_from is not None, readable=readable,
+                          text=text if readable else None)
+
+
+class ObjectView(_M):
+    """One object as one frame shows it (`SceneObject.at`)."""
+
+    visible: bool
+    box: Box | None               # where the frame draws it (None: a video scene's object)
+    state: str | None
+    moving: bool                  # in a motion state: each frame draws it MOTION_STEP further along
+    readable: bool
+    text: str | None              # the text it shows legibly (None: none, or not readable yet)
+
+
+def travel(box: Box | None, steps: int) -> Box | None:
+    """`box` after `steps` frames of travel along x at MOTION_STEP a frame, turning back at the frame's
+    edges so it stays in view (a procedural frame can show motion only by moving what it draws)."""
+    if box is None or steps <= 0:
+        return box
+    room = max(0.0, 1.0 - box.w)
+    x = min(max(box.x, 0.0), room)
+    if room == 0.0:
+        return box
+    at = (x + steps * MOTION_STEP) % (2 * room)
+    return box.model_copy(update={"x": round(at if at <= room else 2 * room - at, 4)})
 
 
 class Occluder(_M):

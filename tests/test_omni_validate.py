@@ -18,6 +18,10 @@ from tests.generated import attrs
 
 # seed 7: the first answer ("That's blue.") does not name its object; seed 0: "The bar is blue." does
 UNNAMED_ANSWER = ("visual_qa", 7)
+# seed 2: "It says saved." states a text its frame makes readable, and does not name the window. A fact
+# moved later must not move the object's first showing: an appears fact moved past the question that
+# names the object breaks omni_question_names_shown too
+UNNAMED_TEXT_ANSWER = ("visual_qa", 2)
 NAMED_ANSWER = ("visual_qa", 0)
 # seed 3: "From here, the sign says open. Which means ..." is cut when a frame shows it saying closed
 CHANGE_ROW = ("visual_change", 3)
@@ -74,9 +78,10 @@ def m_frame_per_unit(g):
 
 
 def m_fact_after_frame(g):
-    row = g.row(*UNNAMED_ANSWER)
+    row = g.row(*UNNAMED_TEXT_ANSWER)
     turn = answer(row, names_label=False)
     fact = fact_of(row, turn.id)
+    assert attrs(fact)["change"] == "text_readable"
     window = int(turn.start_s // row.unit_s)
     assert attrs(fact)["unit"] < window, "the fixture's answer no longer waits for its frame"
     move_fact(row, fact, window)   # the first frame showing it is the answer's own window's: too early
@@ -89,7 +94,8 @@ def m_named_objects_shown(g):
     fact = fact_of(row, turn.id)
     assert attrs(fact)["change"] == "appears"
     set_attrs(fact, label="thing")   # the frames show no object of the label the answer says
-    return row, {"omni_named_objects_shown"}
+    # ... nor the one the user's question says
+    return row, {"omni_named_objects_shown", "omni_question_names_shown"}
 
 
 def m_change_cut_after_frame(g):

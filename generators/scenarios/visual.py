@@ -17,17 +17,19 @@ composition then starts it later, so the video's change falls inside the answer)
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
-from generators.banks.engine import new_seed, render_rng
+from generators.banks.engine import new_seed, render, render_rng
 from generators.common import Planner
 from generators import text_bank as tb
 from generators.scenarios.delegation import act_on, task_for
 from generators.scenarios.interruption import cut_in
 from generators.scenes.bank import QA, Fact, visual_bank
 from generators.scenes.video import STALES, pick_change, pick_fact, pick_watch, segment_scene
-from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_texts, state_targets, with_asks,
-                                       with_prop, with_state_change, with_text_change)
+from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_from_start, shown_texts,
+                                       state_targets, with_asks, with_prop, with_state_change, with_text_change)
 from schemas.replace import replace
 from schemas.scene import Box, Scene, SceneKind, SceneObject, VisualAsk, VisualChange, VisualCut
 from schemas.script import Continuation, ScriptTurn
@@ -130,7 +132,8 @@ def plan(p: Planner) -> tuple[str, list[ScriptTurn]]:
         answer = p.assistant(render_rng(p.rng, qa.answer, slots))
         turns.append(answer)
         asks.append(VisualAsk(turn=answer.id, object=obj.id, change=change))
-    p.scene = with_asks(keep_visible(scene, {o.id for o in asked}), asks)
+    named = {o.id for o in asked}
+    p.scene = with_asks(keep_visible(shown_from_start(scene, named), named), asks)
     return f"visual_{scene.kind}", turns
 
 
@@ -148,7 +151,8 @@ def plan_watch(p: Planner) -> tuple[str, list[ScriptTurn]]:
     targets = [s for s in state_targets(scene, obj) if s in watch.states]
     state = targets[int(p.rng.integers(len(targets)))]
     scene = with_state_change(scene, obj.id, int(p.rng.integers(*WATCH_AFTER)), state)
-    turns = _watch_turns(p, keep_visible(scene, {obj.id}), obj.id, bank.label(obj.label), state)
+    turns = _watch_turns(p, keep_visible(shown_from_start(scene, {obj.id}), {obj.id}), obj.id, bank.label(obj.label),
+                         state)
     return f"visual_{scene.kind}", turns
 
 
@@ -231,7 +235,8 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
         old, new, asked, change = lines.states[obj.state or ""], lines.states[state], VisualChange.APPEARS, \
             VisualChange.CHANGES_STATE
         ask = lines.ask.state
-    turns = _change_turns(p, keep_visible(scene, {obj.id}), obj.id, bank.label(obj.label), bank.place(scene.place),
+    turns = _change_turns(p, keep_visible(shown_from_start(scene, {obj.id}), {obj.id}), obj.id, bank.label(obj.label),
+                          bank.place(scene.place),
                           ask, (old, new), (asked, change))
     return f"visual_{scene.kind}", turns
 
@@ -308,7 +313,8 @@ def plan_correct(p: Planner) -> tuple[str, list[ScriptTurn]]:
     repair = p.assistant("", continuation=Continuation(of_turn=answer.id, prefix=prefix, sentences=(right,)))
     asks = [VisualAsk(turn=answer.id, object=first.id, change=change),
             VisualAsk(turn=repair.id, object=other.id, change=change)]
-    p.scene = with_asks(keep_visible(scene, {first.id, other.id}), asks)
+    named = {first.id, other.id}   # the question names one, the cut-in both
+    p.scene = with_asks(keep_visible(shown_from_start(scene, named), named), asks)
     return f"visual_{scene.kind}", [question, answer, repair]
 
 
@@ -323,9 +329,11 @@ def plan_lookup(p: Planner) -> tuple[str, list[ScriptTurn]]:
     content = tb.draw_delegation_of(p.rng, lookup.spec, lang=p.lang.code)
     code = str(content.slots[lookup.slot])
     scene, ticket = with_prop(p.rng, draw_scene(p.rng, early=EARLY_OBJECTS, kind=SceneKind.DESK), lookup.prop, code)
+    # the request says what the ticket shows, not the destination the spec's request derives from it (rule 6)
+    content = dataclasses.replace(content, request=render(lookup.request, {lookup.slot: code}, 0))
     d, ex = task_for(p, "t1", content)
     ack = p.assistant(render_rng(p.rng, lookup.ack, {lookup.slot: code}), delegate=d)
     turns = [p.user(render_rng(p.rng, lookup.ask, {})), ack, act_on(p, content, d, ex)]
-    p.scene = with_asks(keep_visible(scene, {ticket}), [VisualAsk(turn=ack.id, object=ticket,
-                                                                   change=VisualChange.TEXT_READABLE)])
+    p.scene = with_asks(keep_visible(shown_from_start(scene, {ticket}), {ticket}),   # the user holds it up
+                        [VisualAsk(turn=ack.id, object=ticket, change=VisualChange.TEXT_READABLE)])
     return content.domain, turns

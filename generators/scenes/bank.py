@@ -109,6 +109,9 @@ class Lookup(_Strict):
     prop: str
     ask: tuple[str, ...] = Field(min_length=2)
     ack: tuple[str, ...] = Field(min_length=2)
+    # the private request, in place of the spec's: it may state only what the prop shows ({slot}) or the
+    # user said, never a slot the spec derives from it (the flight's destination: rule 6)
+    request: str
 
 
 class Words(_Strict):
@@ -269,6 +272,10 @@ def _check_lookup(name: str, lk: Lookup, language: str) -> None:
         for i, template in enumerate(getattr(lk, part)):
             _lint_template(f"{name}: lookup.{part}[{i}]", template, {lk.slot: "TP 2833"} if part == "ack" else {},
                            language)
+    for slot in _SLOT.findall(lk.request):
+        if slot != lk.slot:
+            raise VisualBankError(f"{name}: lookup.request: slot {{{slot}}} is not {{{lk.slot}}}, the one the prop "
+                                  "shows (a request states only what was read or said)")
 
 
 def has_visual(language: str) -> bool:

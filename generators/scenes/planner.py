@@ -162,6 +162,18 @@ def with_prop(rng: np.random.Generator, scene: Scene, name: str, text: str) -> t
     return replace(scene, objects=(*scene.objects, obj)), oid
 
 
+def shown_from_start(scene: Scene, ids: set[str]) -> Scene:
+    """The scene with the objects `ids` in view from frame 0: the ones the user names. Nobody asks
+    about an object before a frame shows it, and the user's first words can fall in window 0; the
+    rest of their timeline (text readable, state changes) keeps its drawn frames."""
+    objs = []
+    for o in scene.objects:
+        if o.id in ids and o.timeline[0].unit > 0:
+            o = o.model_copy(update={"timeline": (o.timeline[0].model_copy(update={"unit": 0}), *o.timeline[1:])})
+        objs.append(o)
+    return scene.model_copy(update={"objects": tuple(objs)})
+
+
 def with_asks(scene: Scene, asks: list[VisualAsk]) -> Scene:
     """The scene with the facts its assistant turns state."""
     return replace(scene, asks=tuple(asks))
