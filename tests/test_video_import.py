@@ -245,3 +245,36 @@ def test_cli_exits_non_zero_with_one_line(library, tmp_path, capfd):
     err = capfd.readouterr().err
     assert rc != 0 and err.strip().count("\n") == 0 and "Traceback" not in err
     assert "ann.jsonl:1: video: no file nope.mp4" in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("field, value, line", [
+    ("object", "giraffe", 3),    # no giraffe in the catalogue: "The giraffe is purple." is never said
+    ("colour", "mauve", 1),
+    ("state", "sleeping", 4),
+])
+def test_an_annotation_the_lines_cannot_say_is_refused_at_its_line(library, tmp_path, capfd, field, value, line):
+    """Objects, colours and states come from the vocabulary the lines say (scenes.yaml, visual.yaml), or
+    the annotation is refused naming file:line, through the CLI with a non-zero exit and no traceback."""
+    recs = _annotations("desk.mp4")
+    recs[line - 1] = {**recs[line - 1], field: value}
+    if field == "object":   # the whole object renamed, so only the vocabulary is wrong
+        recs[line] = {**recs[line], "object": value}
+    _write(tmp_path / "ann.jsonl", recs)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"voices: {{cast: espeak}}\nscenarios: {{visual_qa: 1}}\nscene_source: {{kind: video, path: "
+                   f"{library / 'vids'}, annotations: {tmp_path / 'ann.jsonl'}}}\n")
+    rc = cli_main(["generate", "--config", str(cfg), "--num", "2", "--out", str(tmp_path / "out")])
+    err = capfd.readouterr().err
+    assert rc != 0 and err.strip().count("\n") == 0 and "Traceback" not in err, err
+    assert f"ann.jsonl:{line}: {field}: {value!r} is not one the lines can say" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_every_video_question_names_an_object_frame_0_shows(library):
+    """The user's first words name the object asked about or watched: every segment starts with it in view."""
+    cfg = _cfg(library)
+    for scenario in ("visual_qa", "visual_watch", "visual_change"):
+        for seed in range(8):
+            scene = plan_trajectory(cfg, scenario, seed).scene
+            for obj in {a.object for a in scene.asks}:
+                assert scene.object(obj).timeline[0].unit == 0, (scenario, seed, obj)

@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from generators.scenes.bank import visual_bank
+from generators.scenes.catalog import catalog
 from schemas.config import VIDEO_KIND, ConfigError, RunConfig, Scenario, SceneSourceConfig
 from schemas.language import ENGLISH
 from schemas.replace import replace
@@ -161,10 +163,26 @@ def _read_lines(path: Path) -> list[tuple[int, Annotation]]:
         for f in ("colour", "state", "text"):
             if getattr(rec, f) is not None and f not in _TAKES.get(rec.kind, ()):
                 raise ConfigError(f"{where}:{n}: {f}: a {rec.kind} event takes none")
+        for f, said in sayable().items():
+            value = getattr(rec, f)
+            if value is not None and value not in said:
+                raise ConfigError(f"{where}:{n}: {f}: {value!r} is not one the lines can say (one of "
+                                  f"{', '.join(sorted(said))})")
         out.append((n, rec))
     if not out:
         raise ConfigError(f"scene_source.annotations: {path} holds no annotation")
     return out
+
+
+def sayable() -> dict[str, frozenset[str]]:
+    """What an annotation may name, per field: the objects, colours and states the lines can say. A reply
+    says an annotation's label, colour and state as written, so a word outside the catalogue (scenes.yaml:
+    labels and colours) or the English lines' states (visual.yaml watch and change) is refused at its line
+    rather than spoken ("The giraffe is purple." over a video with no giraffe)."""
+    cat, bank = catalog(), visual_bank(ENGLISH.code)
+    return {"object": frozenset({o.label for k in cat.kinds.values() for o in k.objects} | set(cat.props)),
+            "colour": frozenset(cat.colours),
+            "state": frozenset(bank.watch.states) | frozenset(bank.change.states)}
 
 
 def _objects(where: str, lines: list[tuple[int, Annotation]]) -> tuple[AnnotatedObject, ...]:
@@ -329,8 +347,9 @@ def _draw(rng: np.random.Generator, options: list[Pick]) -> Pick | None:
 def pick_fact(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, kind: VisualChange,
               early: tuple[int, int]) -> Pick | None:
     """An object with a `kind` event and a segment start (a whole number of units) putting the frame that
-    first shows it at unit early[0]..early[1]-1, and nothing after it that would make the fact stale
-    (STALES); None when no video has one."""
+    first shows it at unit early[0]..early[1]-1 with the object itself in view from frame 0 (the user's
+    question names it), and nothing after it that would make the fact stale (STALES); None when no video
+    has one."""
     options = []
     for v in lib.videos:
         for o in v.objects:
@@ -339,8 +358,9 @@ def pick_fact(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, kind: 
                 continue
             if any(x.kind in STALES[kind] for x in o.events if x.t_s >= e.t_s):
                 continue   # what the answer says could be stale by the time it is said
-            at = math.ceil(e.t_s / unit_s - _EPS)
-            starts = sorted({max(0, at - k) for k in range(*early)})
+            at, shown = math.ceil(e.t_s / unit_s - _EPS), math.ceil(o.events[0].t_s / unit_s - _EPS)
+            # the user names it in their first words: frame 0 shows it already
+            starts = sorted({max(0, at - k) for k in range(*early)} & set(range(shown, at + 1)))
             options += [Pick(v, o, s * unit_s) for s in starts]
     return _draw(rng, options)
 
@@ -348,8 +368,8 @@ def pick_fact(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, kind: 
 def pick_watch(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, states: tuple[str, ...],
                after: tuple[int, int]) -> tuple[Pick, Annotation] | None:
     """An object whose state changes to one of `states` and a segment start putting that change
-    after[0]..after[1]-1 frames in, with the object shown by frame 1 at the latest (the user asks about
-    it, and the assistant's acknowledgement names it); None when no video has one."""
+    after[0]..after[1]-1 frames in, with the object shown from frame 0 (the user's first words name it,
+    and the assistant's acknowledgement does too); None when no video has one."""
     options = []
     for v in lib.videos:
         for o in v.objects:
@@ -358,7 +378,7 @@ def pick_watch(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, state
                 if e.kind != VisualChange.CHANGES_STATE or e.state not in states:
                     continue
                 at = math.ceil(e.t_s / unit_s - _EPS)
-                lo = max(0, math.ceil(appears.t_s / unit_s - _EPS) - 1)
+                lo = math.ceil(appears.t_s / unit_s - _EPS)
                 # an earlier change of state must be over by frame 0, so this is the segment's first
                 before = max((x.t_s for x in o.events if x.kind == VisualChange.CHANGES_STATE and x.t_s < e.t_s),
                              default=0.0)
@@ -384,7 +404,8 @@ class StaleChange:
 def pick_change(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, states: tuple[str, ...],
                 texts: tuple[str, ...], early: tuple[int, int]) -> StaleChange | None:
     """An object whose state (or text) the change lines can say before and after its first change, and
-    a segment start putting the frame that first shows the old fact at unit early[0]..early[1]-1.
+    a segment start putting the frame that first shows the old fact at unit early[0]..early[1]-1 and the
+    object in view from frame 0.
     Composition then starts the segment later so the change falls inside the answer (`shift_scene`)."""
     options: list[StaleChange] = []
     for v in lib.videos:
@@ -397,9 +418,10 @@ def pick_change(lib: VideoLibrary, rng: np.random.Generator, unit_s: float, stat
             if (readable is not None and flips is not None and readable.t_s < flips.t_s
                     and readable.text in texts and flips.text in texts and flips.text != readable.text):
                 found.append((VisualChange.TEXT_READABLE, readable, flips, readable.text, flips.text))
+            shown = math.ceil(o.events[0].t_s / unit_s - _EPS)   # the question names it: in view from frame 0
             for asked, fact, change, old, new in found:
                 at, to = math.ceil(fact.t_s / unit_s - _EPS), math.ceil(change.t_s / unit_s - _EPS)
-                for start in sorted({max(0, at - k) for k in range(*early)}):
+                for start in sorted({max(0, at - k) for k in range(*early)} & set(range(shown, at + 1))):
                     if to > at and old is not None and new is not None:   # the change after the old fact's frame
                         options.append(StaleChange(Pick(v, o, start * unit_s), asked, change.kind, old, new))
     return options[int(rng.integers(len(options)))] if options else None
