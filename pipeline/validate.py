@@ -1087,8 +1087,11 @@ def _blank(blob: bytes) -> bool:
 def omni_fact_in_frame(v: RowView) -> Iterator[str]:
     """A turn that states a visual fact does so over a frame that shows its object: in the last frame its
     unit has read (for each fact it says, and its first word) the object is in view and the frame is not
-    blank. A blank frame or an object gone from the scene leaves nothing to describe."""
+    blank. A blank frame or an object gone from the scene leaves nothing to describe. An Omni row whose
+    script holds no readable scene is refused: nothing it says could be checked."""
     if v.scene is None:
+        if v.omni and v.kind(EventKind.VISUAL):
+            yield "an Omni row whose script holds no readable scene: what it says of the frames cannot be checked"
         return
     words = _scene_words(v)
     blank: dict[int, bool] = {}
