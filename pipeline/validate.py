@@ -37,7 +37,7 @@ from schemas.decode_budget import decode_steps_available, delegate_decode_steps,
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
 from schemas.replace import replace
-from schemas.scene import STALE_CHANGES, VisualChange
+from schemas.scene import MOTION_STATES, STALE_CHANGES, VisualChange
 from schemas.languages.en import english_numbers
 from schemas.thresholds import ASSISTANT_SILENCE_DBFS, DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
@@ -1075,6 +1075,10 @@ def omni_said_state(v: RowView) -> Iterator[str]:
         if s.value not in shown:
             have = ", ".join(f"the {o.label} is {st or 'in no state'}" for o, st in zip(s.objects, shown))
             yield f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); in frame {s.unit} {have}"
+        elif s.value in MOTION_STATES and v.scene.render is not None and not any(
+                o.at(s.unit).state == s.value and o.at(s.unit).box != o.at(s.unit - 1).box for o in s.objects):
+            yield (f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); frames "
+                   f"{s.unit - 1} and {s.unit} draw the {s.objects[0].label} in the same place")
     yield from _unsaid(v, (VisualChange.CHANGES_STATE,), ("states",), "state")
 
 

@@ -69,7 +69,9 @@ def test_frames_are_a_function_of_scene_seed_and_size():
 
 def test_an_object_is_in_the_frames_from_its_appearance_on():
     scene = plan_script("visual_qa", 7, TimingConfig()).scene
-    obj = scene.objects[0].model_copy(update={"timeline": (Change(unit=2, change=VisualChange.APPEARS),)})
+    # at rest (no state): an object in a motion state is drawn further along each frame (schemas/scene.travel)
+    obj = scene.objects[0].model_copy(update={"timeline": (Change(unit=2, change=VisualChange.APPEARS),),
+                                              "state": None})
     still = scene.render.model_copy(update={"jitter_px": 0.0, "flicker": 0.0, "noise": 0.0, "blur": 0.0, "light": (1.0, 0.0)})
     alone = scene.model_copy(update={"objects": (obj,), "render": still, "asks": ()})
     f = [render_frame(alone, k, 448, seed=0) for k in range(4)]

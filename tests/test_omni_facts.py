@@ -210,3 +210,18 @@ def test_a_moving_object_is_drawn_moving_and_stays_where_it_stops():
     moving, still = xs[:stop - bus.timeline[0].unit], xs[stop - bus.timeline[0].unit:]
     assert all(a != b for a, b in zip(moving, moving[1:])) and len(set(still)) == 1 and still[0] == moving[-1]
     assert all(0.0 <= x <= 1.0 - bus.box.w + 1e-9 for x in xs)
+
+
+MOVING_ROW = ("visual_change", 4)   # "... the bus is still moving ..." cut when a frame shows it stopped
+
+
+def test_still_moving_is_said_only_over_frames_that_draw_it_moving(generated):
+    row = generated.row(*MOVING_ROW)
+    turn, _, bus = asked(row, VisualChange.APPEARS)
+    assert bus.state in MOTION_STATES and "is still moving" in turn.text
+    r = read_unit(row, turn)
+    assert bus.at(r).box != bus.at(r - 1).box   # the frames the answer has read show it travelling
+    wide = bus.box.model_copy(update={"x": 0.0, "w": 1.0})   # as wide as the frame: it can travel nowhere
+    set_scene(row, with_object(scene_of(row), bus.id, box=wide))
+    bad = validate_row(row, expect_tokens=False)
+    assert {v.rule for v in bad} == {"omni_said_state"} and "in the same place" in bad[0].message

@@ -22,6 +22,9 @@ from tests.generated import attrs, write_dataset
 from tests.test_omni_validate import fact_of, fired, move_fact
 
 INTERRUPTION_ROW = ("visual_interruption", 1)
+# seed 2: the repair reads a text; moving its text_readable fact keeps the object in view (moving an appears
+# fact past the cut-in that names the object breaks omni_question_names_shown and omni_named_objects_shown too)
+REPAIR_TEXT_ROW = ("visual_interruption", 2)
 CHANGE_ROW = ("visual_change", 3)
 
 
@@ -47,9 +50,10 @@ def test_the_user_cuts_in_to_name_another_object_and_the_repair_answers_about_it
 
 
 def test_a_repair_about_an_object_before_its_frame_fires_the_fact_rule(generated):
-    row = generated.row(*INTERRUPTION_ROW)
+    row = generated.row(*REPAIR_TEXT_ROW)
     repair = [e for e in row.events if e.kind == "assistant_turn"][-1]
     fact = fact_of(row, repair.id)
+    assert attrs(fact)["change"] == "text_readable"
     move_fact(row, fact, int(repair.start_s // row.unit_s))   # the object shows only in the repair's own window
     assert fired(row) == {"omni_fact_after_frame"}
 

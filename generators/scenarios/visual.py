@@ -28,10 +28,10 @@ from generators.scenarios.delegation import act_on, task_for
 from generators.scenarios.interruption import cut_in
 from generators.scenes.bank import QA, Fact, visual_bank
 from generators.scenes.video import STALES, pick_change, pick_fact, pick_watch, segment_scene
-from generators.scenes.planner import (draw_scene, keep_visible, overlap, shown_from_start, shown_texts,
+from generators.scenes.planner import (draw_scene, drawn_boxes, keep_visible, overlap, shown_from_start, shown_texts,
                                        state_targets, with_asks, with_prop, with_state_change, with_text_change)
 from schemas.replace import replace
-from schemas.scene import Box, Scene, SceneKind, SceneObject, VisualAsk, VisualChange, VisualCut
+from schemas.scene import Scene, SceneKind, SceneObject, VisualAsk, VisualChange, VisualCut
 from schemas.script import Continuation, ScriptTurn
 from schemas.vocab import InterruptAction, Trigger
 
@@ -51,13 +51,9 @@ def _question(p: Planner, scene: Scene, obj: SceneObject) -> tuple[QA, dict[str,
     return bank.colour, slots, VisualChange.APPEARS
 
 
-def _boxes(o: SceneObject) -> list[Box]:
-    return [o.box, *(c.box for c in o.timeline if c.box is not None)]
-
-
 def _apart(a: SceneObject, b: SceneObject) -> bool:
     """No frame shows the two overlapping (both can be asked about and stay in plain view)."""
-    return all(overlap(x, y) == 0 for x in _boxes(a) for y in _boxes(b))
+    return all(overlap(x, y) == 0 for x in drawn_boxes(a) for y in drawn_boxes(b))
 
 
 class NoVideoScene(ValueError):

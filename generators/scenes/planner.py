@@ -11,8 +11,8 @@ import numpy as np
 
 from generators.scenes.catalog import Catalog, KindSpec, ObjectSpec, catalog
 from schemas.replace import replace
-from schemas.scene import (RGB, Box, Change, Occluder, RenderDraws, Scene, SceneKind, SceneObject,
-                           VisualAsk, VisualChange)
+from schemas.scene import (MOTION_STATES, MOTION_STEP, RGB, Box, Change, Occluder, RenderDraws, Scene, SceneKind,
+                           SceneObject, VisualAsk, VisualChange)
 
 # Where the surface starts (fraction of height), per kind: a screen is nearly all "wall".
 _HORIZON: dict[SceneKind, tuple[float, float]] = {
@@ -133,6 +133,20 @@ def draw_scene(rng: np.random.Generator, early: int = 1, kind: SceneKind | None 
     return Scene(kind=kind, place=spec.place, objects=tuple(objects[i] for i in depth), render=render)
 
 
+# frames over which a moving object's drawn boxes are gathered: one whole trip there and back across the
+# widest room an object leaves (2 * 0.98 / MOTION_STEP frames), so every place it is ever drawn is among them
+TRAVEL_FRAMES = int(2 * 0.98 / MOTION_STEP) + 2
+
+
+def drawn_boxes(o: SceneObject) -> list[Box]:
+    """Every box a frame may draw the object at: where it appears, each move, and for an object in a motion
+    state each place its travel takes it (what overlap and occlusion checks must consider)."""
+    out = [o.box, *(c.box for c in o.timeline if c.box is not None)]
+    if o.state in MOTION_STATES or any(c.state in MOTION_STATES for c in o.timeline):
+        out += [b for k in range(o.timeline[0].unit, o.timeline[0].unit + TRAVEL_FRAMES) if (b := o.at(k).box)]
+    return [b for b in out if b is not None]
+
+
 PROP_TRIES = 24   # draws of a prop's place before it settles for the least covered one
 
 
@@ -145,7 +159,7 @@ def with_prop(rng: np.random.Generator, scene: Scene, name: str, text: str) -> t
     best: tuple[float, Box] | None = None
     for _ in range(PROP_TRIES):
         box = _box(rng, spec, scene.render.horizon, scene.kind)
-        covered = max((overlap(box, b) for o in scene.objects for b in (o.box, *(c.box for c in o.timeline if c.box))),
+        covered = max((overlap(box, b) for o in scene.objects for b in drawn_boxes(o)),
                       default=0.0)
         if best is None or covered < best[0]:
             best = (covered, box)
@@ -196,7 +210,7 @@ def keep_visible(scene: Scene, asked: set[str]) -> Scene:
     """The scene with every asked object in plain view: drawn after any object overlapping it, and
     without an occluder that would hide more than MAX_HIDDEN of it (an answer must be in the frame)."""
     objs = list(scene.objects)
-    boxes = {o.id: [o.box, *(c.box for c in o.timeline if c.box is not None)] for o in objs}
+    boxes = {o.id: drawn_boxes(o) for o in objs}
     for oid in [o.id for o in objs if o.id in asked]:
         i = next(j for j, o in enumerate(objs) if o.id == oid)
         later = [o for o in objs[i + 1:] if o.id not in asked
