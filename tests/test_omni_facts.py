@@ -107,7 +107,8 @@ def test_a_text_read_out_one_frame_before_it_is_legible_is_refused(generated):
     timeline = tuple(c.model_copy(update={"unit": r + 1}) if c.change == VisualChange.TEXT_READABLE else c
                      for c in obj.timeline)
     set_scene(row, with_object(scene_of(row), obj.id, timeline=timeline))   # legible only from frame r + 1
-    assert "omni_said_text" in fired(row)
+    bad = validate_row(row, expect_tokens=False)
+    assert {v.rule for v in bad} == {"omni_said_text"} and "not readable" in bad[0].message
 
 
 def test_a_wrong_state_is_refused(generated):
@@ -225,3 +226,27 @@ def test_still_moving_is_said_only_over_frames_that_draw_it_moving(generated):
     set_scene(row, with_object(scene_of(row), bus.id, box=wide))
     bad = validate_row(row, expect_tokens=False)
     assert {v.rule for v in bad} == {"omni_said_state"} and "in the same place" in bad[0].message
+
+
+def test_an_answer_about_how_an_object_looks_that_says_no_colour_is_refused(generated):
+    """An uncut turn stating a fact says it: "It says saved." recorded as the window's colour says none."""
+    row = generated.row(*TEXT_ROW)
+    turn, ask, _ = asked(row, VisualChange.TEXT_READABLE)
+    scene = scene_of(row)
+    asks = tuple(a.model_copy(update={"change": VisualChange.APPEARS}) if a == ask else a for a in scene.asks)
+    set_scene(row, scene.model_copy(update={"asks": asks}))
+    bad = validate_row(row, expect_tokens=False)
+    assert {v.rule for v in bad} == {"omni_said_colour"} and turn.id in bad[0].message
+
+
+@pytest.mark.parametrize("change", ["colour", "text"])
+def test_zh_facts_are_read_in_mandarin_and_a_wrong_one_is_refused(generated, change):
+    """The zh lines say 蓝色 and 已保存 for blue and saved (visual.yaml `words`): the rules look for those."""
+    row = generated.row("visual_qa", 0 if change == "colour" else 2, language="zh")
+    kind = VisualChange.APPEARS if change == "colour" else VisualChange.TEXT_READABLE
+    turn, _, obj = asked(row, kind)
+    said = {"colour": "蓝色", "text": "已保存"}[change]
+    assert said in turn.text and (obj.colour if change == "colour" else obj.text) in ("blue", "saved")
+    update = {"colour": "red"} if change == "colour" else {"text": "no connection"}
+    set_scene(row, with_object(scene_of(row), obj.id, **update))
+    assert fired(row) == {f"omni_said_{change}"}
