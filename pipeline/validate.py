@@ -37,7 +37,7 @@ from schemas.decode_budget import decode_steps_available, delegate_decode_steps,
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
 from schemas.replace import replace
-from schemas.scene import MOTION_STATES, STALE_CHANGES, VisualChange
+from schemas.scene import BLANK_FRAME_STD, MOTION_STATES, STALE_CHANGES, VisualChange
 from schemas.languages.en import english_numbers
 from schemas.thresholds import ASSISTANT_SILENCE_DBFS, DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
@@ -924,9 +924,6 @@ def omni_named_objects_shown(v: RowView) -> Iterator[str]:
 # what the frame its unit has read holds. The visual lines (generators/banks/<lang>/visual.yaml) say a
 # colour, a text or a state only through their {colour}, {text}, {fact} / {now} slots, so the phrases
 # looked for are exactly the ones a line can say (`_SceneWords`), and each is matched whole.
-
-BLANK_FRAME_STD = 2.0   # a frame whose pixel levels vary less than this (8-bit) shows nothing at all
-
 
 @dataclass(frozen=True)
 class _SceneWords:

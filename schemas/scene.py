@@ -53,6 +53,7 @@ STALE_CHANGES: tuple[VisualChange, ...] = (VisualChange.CHANGES_STATE, VisualCha
 # (`motion_offset`), so "the bus is still moving" is said only of a bus the frames show moving.
 MOTION_STATES: tuple[str, ...] = ("moving",)
 MOTION_STEP = 0.035   # frame fractions an object in a motion state travels per frame
+BLANK_FRAME_STD = 2.0  # a frame whose pixel levels (8-bit) vary less than this shows nothing: no fact is read off it
 
 
 def visual_event_id(object_id: str, index: int) -> str:
