@@ -231,9 +231,9 @@ def plan_change(p: Planner) -> tuple[str, list[ScriptTurn]]:
         old, new, asked, change = lines.states[obj.state or ""], lines.states[state], VisualChange.APPEARS, \
             VisualChange.CHANGES_STATE
         ask = lines.ask.state
-    turns = _change_turns(p, keep_visible(shown_from_start(scene, {obj.id}), {obj.id}), obj.id, bank.label(obj.label),
-                          bank.place(scene.place),
-                          ask, (old, new), (asked, change))
+    shown = keep_visible(shown_from_start(scene, {obj.id}), {obj.id})
+    turns = _change_turns(p, shown, obj.id, bank.label(obj.label), bank.place(scene.place), ask, (old, new),
+                          (asked, change))
     return f"visual_{scene.kind}", turns
 
 
