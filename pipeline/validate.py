@@ -1035,15 +1035,27 @@ def _unsaid(v: RowView, kinds: tuple[VisualChange, ...], said_kinds: tuple[str, 
             yield f"{t.id} states a fact about the {objs[0].label} but says no {what} a line can say"
 
 
+def _restyled(o: Any, k: int) -> int | None:
+    """The frame in which a video object last changed state by frame k (None: none): a video shows the new
+    look (a lamp that turns on turns green), and an annotation gives the colour it appears with only."""
+    units = [c.unit for c in o.timeline if c.change == VisualChange.CHANGES_STATE and c.unit <= k]
+    return units[-1] if units else None
+
+
 def omni_said_colour(v: RowView) -> Iterator[str]:
-    """A colour the assistant says is the colour of the object it speaks about (DESIGN §2 rule 6 for vision),
-    and an answer about how an object looks says one."""
+    """A colour the assistant says is the colour of the object it speaks about (DESIGN §2 rule 6 for vision):
+    a procedural object keeps its colour; a video object's annotated colour holds until the video shows it
+    change state (STALES in generators/scenes/video.py). An answer about how an object looks says one."""
     if v.scene is None:
         return
     for s in _said(v, "colours"):
         if not any(o.colour == s.value for o in s.objects):
             have = ", ".join(f"the {o.label} is {o.colour or 'no colour the scene holds'}" for o in s.objects)
             yield f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); {have}"
+        elif v.scene.video is not None and all(_restyled(o, s.unit) is not None for o in s.objects if o.colour == s.value):
+            o = next(o for o in s.objects if o.colour == s.value)
+            yield (f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); the video's "
+                   f"{o.label} changed state in frame {_restyled(o, s.unit)}, so its annotated colour no longer holds")
     yield from (m for m in _unsaid(v, (VisualChange.APPEARS,), ("colours", "states"), "colour or state"))
 
 

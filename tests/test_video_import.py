@@ -25,7 +25,7 @@ from pipeline.render import render_trajectory
 from pipeline.validate import validate_row
 from pipeline.video import VideoError
 from schemas.config import ConfigError, RunConfig, SceneSourceConfig, parse_config
-from schemas.scene import DEFAULT_FRAME_SIZE, VisualChange
+from schemas.scene import DEFAULT_FRAME_SIZE, Change, Scene, VisualChange
 from schemas.script import Script
 from schemas.trajectory import attrs_of
 from schemas.vocab import EventKind
@@ -278,3 +278,27 @@ def test_every_video_question_names_an_object_frame_0_shows(library):
             scene = plan_trajectory(cfg, scenario, seed).scene
             for obj in {a.object for a in scene.asks}:
                 assert scene.object(obj).timeline[0].unit == 0, (scenario, seed, obj)
+
+
+def test_a_colour_said_after_the_video_shows_a_change_of_state_is_refused(library, espeak):
+    """An annotated colour is the look an object appears with: once the video shows it change state (a
+    lamp turning on turns green), saying that colour is refused (omni_said_colour), as the planner's
+    STALES never asks it."""
+    cfg = _cfg(library)
+    seed = next(s for s in range(12) if any(a.change == VisualChange.APPEARS
+                                           for a in plan_trajectory(cfg, "visual_qa", s).scene.asks))
+    row = render_trajectory(cfg=cfg, traj_id="qa", script=plan_trajectory(cfg, "visual_qa", seed), tts=espeak)
+    assert validate_row(row, expect_tokens=False) == []
+    script = Script.model_validate_json(row.script)
+    ask = next(a for a in script.scene.asks if a.change == VisualChange.APPEARS)
+    turn = next(e for e in row.events if e.id == ask.turn)
+    obj = script.scene.object(ask.object)
+    assert obj.colour in turn.text.lower()
+    r = int(turn.start_s // row.unit_s) - 1   # the last frame the answer's first unit has read
+    change = Change(unit=r, change=VisualChange.CHANGES_STATE, state="on")
+    timeline = tuple(sorted((*obj.timeline, change), key=lambda c: c.unit))
+    objs = tuple(o.model_copy(update={"timeline": timeline}) if o.id == obj.id else o for o in script.scene.objects)
+    scene = Scene.model_validate(script.scene.model_copy(update={"objects": objs}).model_dump())
+    row.script = script.model_copy(update={"scene": scene}).model_dump_json()
+    bad = validate_row(row, expect_tokens=False)
+    assert {v.rule for v in bad} == {"omni_said_colour"} and f"changed state in frame {r}" in bad[0].message
