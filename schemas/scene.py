@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from schemas.replace import replace
 from schemas.thresholds import FADE_MAX_S, FADE_MIN_S
 
 # The renderer's per-frame draws (camera jitter, lighting flicker, sensor noise) come from the
@@ -188,7 +189,7 @@ def travel(box: Box | None, steps: int) -> Box | None:
     if room == 0.0:
         return box
     at = (x + steps * MOTION_STEP) % (2 * room)
-    return box.model_copy(update={"x": round(at if at <= room else 2 * room - at, 4)})
+    return replace(box, x=round(at if at <= room else 2 * room - at, 4))
 
 
 class Occluder(_M):

@@ -183,9 +183,9 @@ def shown_from_start(scene: Scene, ids: set[str]) -> Scene:
     objs = []
     for o in scene.objects:
         if o.id in ids and o.timeline[0].unit > 0:
-            o = o.model_copy(update={"timeline": (o.timeline[0].model_copy(update={"unit": 0}), *o.timeline[1:])})
+            o = replace(o, timeline=(replace(o.timeline[0], unit=0), *o.timeline[1:]))
         objs.append(o)
-    return scene.model_copy(update={"objects": tuple(objs)})
+    return replace(scene, objects=tuple(objs))
 
 
 def with_asks(scene: Scene, asks: list[VisualAsk]) -> Scene:
