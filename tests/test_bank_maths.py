@@ -85,3 +85,29 @@ def test_a_round_robin_takes_the_slots_a_real_schedule_needs() -> None:
         got = sports_tourney({"teams": n, "courts": courts, "game_min": 10}, None)   # type: ignore[arg-type]
         fewest = math.ceil(n * (n - 1) // 2 / min(courts, n // 2))   # no schedule is shorter: games / games a slot
         assert got["rr_slots"] == _round_robin_slots(n, courts) == fewest, (n, courts)
+
+
+def test_every_cleaning_plan_the_bank_can_draw_adds_up_to_its_total() -> None:
+    """"25 minutes" was planned as 10 + 5 + 5 (issue #28: 7 of 13 checkable plans in 2,000 scripts did not
+    add up). Over every total and room count home.yaml can draw: the rooms' minutes make the total, each is a
+    whole number of five minute steps, and the first room (which the answer may call "the biggest chunk")
+    gets strictly the most."""
+    from generators.banks.en.home import home_clean
+    from generators.banks.loader import load_language
+
+    bank = yaml.safe_load((BANKS_DIR / "en" / "home.yaml").read_text(encoding="utf-8"))
+    scenario = next(x for x in bank["scenarios"] if x.get("derive") == "home_clean")
+    lo, hi, step = scenario["slots"]["minutes"]["int"]
+    data = load_language("en").data
+    rooms = list(data.tables["clean_tasks"].keys())
+    checked = 0
+    for minutes in range(lo, hi + 1, step):
+        for variant in range(3):
+            got = home_clean({"minutes": minutes, "rooms": tuple(rooms[variant:variant + 3]), "arrive": (18, 0),
+                              "tstyle": 0, "variant": variant}, data)
+            parts = [int(got[f"m{i}"]) for i in range(3)]   # type: ignore[call-overload]
+            assert sum(parts) == minutes, (minutes, parts)
+            assert all(p >= 5 and p % 5 == 0 for p in parts), (minutes, parts)
+            assert parts[0] > max(parts[1:]), (minutes, parts)
+            checked += 1
+    assert checked == 3 * len(range(lo, hi + 1, step)) and lo == 20

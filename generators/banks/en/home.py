@@ -36,12 +36,34 @@ def home_plant(s: Slots, data: BankData) -> Slots:
     return {"water": p.water, "light": p.light, "tip": p.tip, "days": p.days, "days_w": number_words(p.days)}
 
 
+CLEAN_SHARE = (3, 2, 2)   # the first room gets the biggest share ("the {r0} deserves the biggest chunk")
+CLEAN_STEP = 5            # each room's minutes are a multiple of five
+
+
+def clean_split(minutes: int, share: tuple[int, ...] = CLEAN_SHARE, step: int = CLEAN_STEP) -> list[int]:
+    """``minutes`` split about in proportion to ``share``, in multiples of ``step`` that add up to
+    ``minutes`` exactly: rounding each room on its own gave "25 minutes" as 10 + 5 + 5. Largest
+    remainder first; then the first room is made the biggest (the answer may say it gets "the most
+    time"), taking a step from the biggest other room, so the parts never stop adding up."""
+    units = minutes // step
+    if units * step != minutes or units < len(share) + 1:
+        raise ValueError(f"{minutes} minutes cannot be split over {len(share)} rooms in {step} minute steps")
+    exact = [units * w / sum(share) for w in share]
+    got = [int(x) for x in exact]
+    by_remainder = sorted(range(len(share)), key=lambda i: (int(exact[i]) - exact[i], i))
+    for i in by_remainder[: units - sum(got)]:
+        got[i] += 1
+    while got[0] <= max(got[1:]):
+        donor = max(range(1, len(got)), key=lambda i: (got[i], i))
+        got[donor] -= 1
+        got[0] += 1
+    return [g * step for g in got]
+
+
 def home_clean(s: Slots, data: BankData) -> Slots:
     minutes = int(s["minutes"])  # type: ignore[arg-type]
     rooms = list(s["rooms"])  # type: ignore[call-overload]
-    share = [3, 2, 2, 1][: len(rooms)]
-    unit = minutes / sum(share)
-    mins = [max(5, int(round(unit * w / 5.0)) * 5) for w in share]
+    mins = clean_split(minutes, CLEAN_SHARE[: len(rooms)])
     guests_h, guests_m = s["arrive"]  # type: ignore[misc]
     out: Slots = {"minutes_w": number_words(minutes), "arrive_t": spoken_time(guests_h, guests_m, int(s["tstyle"]))}  # type: ignore[arg-type]
     for i, room in enumerate(rooms):
