@@ -111,3 +111,50 @@ def test_every_cleaning_plan_the_bank_can_draw_adds_up_to_its_total() -> None:
             assert parts[0] > max(parts[1:]), (minutes, parts)
             checked += 1
     assert checked == 3 * len(range(lo, hi + 1, step)) and lo == 20
+
+
+# What a body temperature means, by mouth, from the reading in Fahrenheit: written here apart from the bank's
+# Celsius floors (generators/banks/results.py) so a moved floor is caught: 99.5 F is 37.5 C, 100.4 F 38.0 C and
+# 103.1 F the first reading said as 39.5 C (103.0 F is 39.44).
+def _band_f(tenths_f: int) -> str:
+    return "normal" if tenths_f < 995 else "raised" if tenths_f < 1004 else "fever" if tenths_f < 1031 else "high_fever"
+
+
+_SAYS = {   # (must say, must not say), per band and language
+    ("en", "normal"): (r"\bnormal\b", r"doctor|come down|is a fever|counts as a fever|high fever|above normal"),
+    ("en", "raised"): (r"above normal|slightly raised", r"doctor|counts as a fever|high fever"),
+    ("en", "fever"): (r"\bfever\b", r"normal|high fever"),
+    ("en", "high_fever"): (r"\bhigh\b", r"normal|not a fever"),
+    ("zh", "normal"): (r"正常", r"医|发烧了|高烧|偏高"),
+    ("zh", "raised"): (r"高一点|偏高|有点高|略高", r"医|高烧|算是发烧|已经算发烧|是发烧了"),
+    ("zh", "fever"): (r"发烧", r"正常|高烧|不算发烧"),
+    ("zh", "high_fever"): (r"高烧", r"正常|不算发烧"),
+}
+
+
+def test_every_fever_reading_the_bank_can_draw_is_called_what_it_is() -> None:
+    """"Is 97 Fahrenheit high?" was answered "call a doctor if it doesn't come down" (about 45% of draws were
+    normal readings). Over every reading the fever specs draw (97.0 to 104.4 F, en and zh), the relay of a
+    complete result says the band the reading is in, and a normal reading is never sent to a doctor."""
+    import re
+
+    import numpy as np
+
+    from generators import text_bank as tb
+    from generators.harness import HarnessState, run_task
+    from schemas.config import HarnessConfig
+
+    seen: dict[tuple[str, str], int] = {}
+    for lang, name in (("en", "fever"), ("zh", "fever_zh")):
+        spec = tb._text(lang).delegations.by_name[name]
+        rng = np.random.default_rng(5)
+        for tenths in range(970, 1045):   # fever_reading(_zh): rng.integers(970, 1045) / 10
+            slots = {**spec.draw(rng), "x": str(tenths / 10)}
+            c = tb._content(rng, spec, slots, lang=lang)
+            ex = run_task("t1", c.call, HarnessConfig(), rng, HarnessState(), force="ok")   # type: ignore[arg-type]
+            said = " ".join(tb.relay_lines(rng, c, ex))
+            band = _band_f(tenths)
+            must, never = _SAYS[(lang, band)]
+            assert re.search(must, said) and not re.search(never, said), (lang, tenths, band, said)
+            seen[(lang, band)] = seen.get((lang, band), 0) + 1
+    assert set(seen) == set(_SAYS), seen

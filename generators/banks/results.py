@@ -10,8 +10,24 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import ROUND_HALF_UP, Decimal
 
 from .delegations import Result, segments, value
+
+
+# A body temperature's band by the Celsius reading the assistant says (one decimal): the first band, top
+# down, whose floor the reading reaches: from 37.5 raised, from 38.0 a fever (100.4 F), from 39.5 a high fever
+# (103.1 F); below 37.5 normal. Each language's unit_convert bank words every band (its `body_temps` table).
+BODY_TEMP_BANDS: tuple[tuple[Decimal, str], ...] = (
+    (Decimal("39.5"), "high_fever"), (Decimal("38.0"), "fever"), (Decimal("37.5"), "raised"))
+BODY_TEMP_NORMAL = "normal"
+
+
+def body_temp_band(celsius: float | Decimal) -> str:
+    """The band of a body temperature: "Is 97 Fahrenheit high?" was answered "call a doctor if it doesn't
+    come down" at every reading; the remark now follows the value."""
+    said = Decimal(str(celsius)).quantize(Decimal("0.1"), ROUND_HALF_UP)
+    return next((band for floor, band in BODY_TEMP_BANDS if said >= floor), BODY_TEMP_NORMAL)
 
 
 def degrees_value(said: str) -> int:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..delegations import Result
-from ..engine import Rng, Slots
+from ..engine import Rng, Slots, pick
 from ..loader import BankData
-from ..results import conversion_value
+from ..results import body_temp_band, conversion_value
 from .delegation import capitalised, say_number
 
 
@@ -42,4 +42,14 @@ def read_conversion(rng: Rng, res: Result, s: Slots, data: BankData, decimals: i
     return {"y": say_number(v, int(s["conversion"].dec) if decimals is None else decimals)}  # type: ignore[attr-defined]
 
 
-FUNCTIONS = (conversion_amount, conversion_units, fever_reading, fever_who, read_conversion)
+def read_body_temp(rng: Rng, res: Result, s: Slots, data: BankData, bands: str) -> dict[str, object]:
+    """The reading in Celsius (one decimal) and ``verdict``: what that temperature means, worded by the
+    ``bands`` table's row for its band (results.body_temp_band), so 97 Fahrenheit is called normal."""
+    out = read_conversion(rng, res, s, data, decimals=1)
+    v = conversion_value(res)
+    if v is not None:
+        out["verdict"] = pick(rng, data.tables[bands][body_temp_band(v)].say)
+    return out
+
+
+FUNCTIONS = (conversion_amount, conversion_units, fever_reading, fever_who, read_conversion, read_body_temp)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..delegations import Result
-from ..engine import Rng, Slots
+from ..engine import Rng, Slots, pick
 from ..loader import BankData
-from ..results import conversion_value
+from ..results import body_temp_band, conversion_value
 from .numbers import quantity
 
 
@@ -68,4 +68,15 @@ def read_conversion_zh(rng: Rng, res: Result, s: Slots, data: BankData, decimals
     return out
 
 
-FUNCTIONS = (conversion_amount_zh, conversion_words_zh, fahrenheit_words_zh, fever_reading_zh, read_conversion_zh)
+def read_body_temp_zh(rng: Rng, res: Result, s: Slots, data: BankData, bands: str) -> dict[str, object]:
+    """The reading in 摄氏度 (one decimal) and ``verdict``: what that temperature means, worded by the
+    ``bands`` table's row for its band (results.body_temp_band), so 九十七华氏度 is called 正常体温."""
+    out = read_conversion_zh(rng, res, s, data, decimals=1, unit="celsius")
+    v = conversion_value(res)
+    if v is not None:
+        out["verdict"] = pick(rng, data.tables[bands][body_temp_band(v)].say)
+    return out
+
+
+FUNCTIONS = (conversion_amount_zh, conversion_words_zh, fahrenheit_words_zh, fever_reading_zh, read_conversion_zh,
+             read_body_temp_zh)
