@@ -50,6 +50,13 @@ def mood(user_text: str, assistant_text: str, good: re.Pattern[str], consoling: 
     return []
 
 
+def self_blame(user_text: str, assistant_text: str, user_slip: re.Pattern[str], own: re.Pattern[str]) -> list[Hit]:
+    """The assistant owning a mistake the user made: after "Oops, I meant Friday", "Ah, my mistake"."""
+    if user_slip.search(user_text):
+        return [Hit("self_blame", m.group(0)) for m in own.finditer(assistant_text)]
+    return []
+
+
 def no_hits(*_: str) -> list[Hit]:
     return []
 

@@ -10,7 +10,7 @@ import pytest
 
 from generators.registry import plan_trajectory, scenario_for, trajectory_seed
 from generators.banks.en.lint import lint_hesitation, lint_reply, lint_utterance
-from generators.text_lint import lint_script
+from generators.text_lint import lint_script, lints_for
 from schemas.config import RunConfig
 
 
@@ -89,3 +89,65 @@ def test_two_thousand_default_scripts_are_clean():
         script = plan_trajectory(cfg, scenario_for(i, cfg.seed, cfg.scenarios), trajectory_seed(cfg.seed, i))
         hits += [f"row {i} ({script.scenario}) {h}" for h in lint_script(script)]
     assert not hits, f"{len(hits)} lint hits, e.g.\n" + "\n".join(hits[:10])
+
+
+def _correction_lines(lang: str) -> tuple[list[str], list[str]]:
+    """Every expansion of the user correction lines and of the acknowledgements said after a correction or a
+    revision in `lang`'s bank files (any mapping with both `user` and `ack`: generic corrections, a scenario's
+    corrections, delegation `revise` and a spec's `revisions`)."""
+    import yaml
+
+    from generators.banks.engine import expansions
+    from generators.banks.loader import BANKS_DIR
+
+    users: list[str] = []
+    acks: list[str] = []
+
+    def walk(node: object, under: str) -> None:
+        if isinstance(node, dict):
+            if "user" in node and "ack" in node and under in ("corrections", "revisions", "revise"):
+                users.extend(e for t in node["user"] for e in expansions(t))
+                acks.extend(e for t in node["ack"] for e in expansions(t))
+            for k, v in node.items():
+                walk(v, k if k in ("corrections", "revisions", "revise") else under)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, under)
+
+    for path in sorted((BANKS_DIR / lang).glob("*.yaml")):
+        walk(yaml.safe_load(path.read_text(encoding="utf-8")), "")
+    return users, acks
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_acknowledgement_blames_the_assistant_for_the_users_slip(lang):
+    """"Oops, I meant Friday, sorry." was answered "Ah, my mistake, Friday then." (issue #28): the slip was the
+    user's. No acknowledgement a correction or a revision can draw, in any expansion, owns the mistake; and
+    the lint reads every generic correction line (common.yaml, delegation.yaml revise) as the user's slip."""
+    import yaml
+
+    from generators.banks.engine import expansions, fill
+    from generators.banks.loader import BANKS_DIR
+
+    lints = lints_for(lang)
+    users, acks = _correction_lines(lang)
+    assert len(users) > 100 and len(acks) > 150, (len(users), len(acks))
+    slip = {"en": "Oops, I meant Friday, sorry.", "zh": "我刚才说错了，是周五。"}[lang]
+    assert [a for a in acks if any(h.check == "self_blame" for h in lints.reply(slip, a))] == []
+    values = {"en": {"new": "Friday", "old": "Tuesday"}, "zh": {"new": "周五", "old": "周二"}}[lang]
+    common = yaml.safe_load((BANKS_DIR / lang / "common.yaml").read_text(encoding="utf-8"))["corrections"]["user"]
+    revise = yaml.safe_load((BANKS_DIR / lang / "delegation.yaml").read_text(encoding="utf-8"))["revise"]["user"]
+    generic = [fill(e, values) for t in (*common, *revise) for e in expansions(t)]
+    owned = {"en": "Ah, my mistake, Friday then.", "zh": "不好意思，我听岔了，是周五。"}[lang]
+    assert [u for u in generic if [h.check for h in lints.reply(u, owned)] != ["self_blame"]] == []
+
+
+def test_self_blame_is_refused_only_after_the_users_own_slip():
+    from generators.banks.zh.lint import lint_reply_zh
+
+    assert [h.check for h in lint_reply("Oops, I meant Friday, sorry.", "Ah, my mistake, Friday then.")] == ["self_blame"]
+    assert [h.check for h in lint_reply("Sorry, I misspoke, it's Florence.", "Good catch, Florence it is.")] == ["self_blame"]
+    assert lint_reply("Oops, I meant Friday, sorry.", "Ah, okay, Friday then.") == []
+    assert lint_reply("What's the weather like in Florence?", "Sorry, scratch that, my mistake, it's sunny.") == []
+    assert [h.check for h in lint_reply_zh("我刚才说错了，是周五。", "啊，是我没听清，是周五。")] == ["self_blame"]
+    assert lint_reply_zh("我刚才说错了，是周五。", "哦，原来是周五。") == []

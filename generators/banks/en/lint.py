@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from generators.banks.engine import ONE_PLURAL, PLURAL_POSSESSIVE
-from generators.text_lint import ARTICLES, HESITATION_SOUNDS, TEMPLATE_MARK, Hit, Lints, found, mood, numbers_in
+from generators.text_lint import (ARTICLES, HESITATION_SOUNDS, TEMPLATE_MARK, Hit, Lints, found, mood, numbers_in,
+                                  self_blame)
 
 # Words a person may say twice on purpose ("yeah yeah", "no no, the other one").
 _REPEATABLE = frozenset("yeah yes no right okay ok so very really well oh ah ha bye now go there ding".split())
@@ -83,17 +84,27 @@ _CONSOLING = re.compile(r"\b(?:sorry to hear|hang in there|tomorrow's a new day|
                         r"is kinder|sounds gloomy|is rough)\b", re.IGNORECASE)
 
 
+# the user correcting their own words ("Oops, I meant Friday, sorry", "Sorry, I misspoke, it's Florence")
+_SELF_CORRECTION = re.compile(r"\b(?:I meant|I mean|I misspoke|I got that wrong|I said|make that|make it|change (?:that|it) to|"
+                              r"correct that|should be|instead|not [\w' ]+, |actually|sorry|changed my mind|change of plan|"
+                              r"wait|hang on|oops|scratch that|rather)\b", re.IGNORECASE)
+# the assistant taking the blame for it ("Ah, my mistake", "Good catch"): the slip was the user's (issue #28)
+_OWN_MISTAKE = re.compile(r"\b(?:my mistake|my bad|my error|my fault|good catch|thanks for catching(?: that)?|I misheard|"
+                          r"I misunderstood|I got (?:that|it) wrong|sorry, I had)\b", re.IGNORECASE)
+
+
 def lint_reply(user_text: str, assistant_text: str) -> list[Hit]:
     """Perspective: the assistant echoing the user's "my living room" as its own ("in my living room");
-    and the assistant telling the user what they have already ("Having 600 dollars already") when the
-    user never said it."""
+    the assistant telling the user what they have already ("Having 600 dollars already") when the
+    user never said it; and the assistant blaming itself for the user's slip ("Ah, my mistake")."""
     said = {m.group(1).lower() for m in _MY_PHRASE.finditer(user_text)}
     hits = [Hit("pronoun_perspective", m.group(0)) for m in _MY_PHRASE.finditer(assistant_text)
             if m.group(1).lower() in said]
     numbers = numbers_in(user_text)
     hits += [Hit("unsaid_user_fact", m.group(0)) for m in _USER_HAS.finditer(assistant_text)
              if (m.group(1) or m.group(2)).replace(",", "") not in numbers]
-    return hits + mood(user_text, assistant_text, _GOOD_NEWS, _CONSOLING)
+    return hits + mood(user_text, assistant_text, _GOOD_NEWS, _CONSOLING) + \
+        self_blame(user_text, assistant_text, _SELF_CORRECTION, _OWN_MISTAKE)
 
 
 def lint_hesitation(word_before: str, filler: str) -> list[Hit]:

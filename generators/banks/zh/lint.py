@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 
-from generators.text_lint import TEMPLATE_MARK, Hit, Lints, found, mood, no_hits
+from generators.text_lint import TEMPLATE_MARK, Hit, Lints, found, mood, no_hits, self_blame
 from schemas.language import CHINESE
 
 _GOOD_NEWS_ZH = re.compile("开心|激动|高兴|放假|订婚|生了个宝宝")
 _CONSOLING_ZH = re.compile("辛苦|别硬撑|^唉|^哎呀|受不了|能理解")
+
+# the user correcting their own words (我刚才说错了，是…; 啊不对，我想说的是…) and the assistant taking the blame for it
+_SELF_CORRECTION_ZH = re.compile("说错|不对|我想说的是|我说的是|改成|换成|应该是|不是|等一下|等等|其实|不好意思|哎呀|算了|改主意")
+_OWN_MISTAKE_ZH = re.compile("我听岔了|听岔了|是我没听清|我没听清|我听错了|是我搞错了|我搞错了|是我弄错了|我弄错了|我的错")
 
 _HAN = "\u4e00-\u9fff"
 _DOUBLED_DE = re.compile("的的(?!确)")
@@ -52,11 +56,13 @@ def lint_request_zh(text: str) -> list[Hit]:
 
 
 def lint_reply_zh(user_text: str, assistant_text: str) -> list[Hit]:
-    """Perspective: the assistant saying the user's 我的客厅 / 我家 as its own (it is 你的客厅 / 你家)."""
+    """Perspective: the assistant saying the user's 我的客厅 / 我家 as its own (it is 你的客厅 / 你家); and
+    the assistant blaming itself for the user's slip (我听岔了 after 我刚才说错了)."""
     said = {m.group(0) for m in _MY_ZH.finditer(user_text)}
     return [Hit("pronoun_perspective", m.group(0)) for m in _MY_ZH.finditer(assistant_text)
             if any(s.startswith(m.group(0)[:4]) or m.group(0).startswith(s[:4]) for s in said)
-            ] + mood(user_text, assistant_text, _GOOD_NEWS_ZH, _CONSOLING_ZH)
+            ] + mood(user_text, assistant_text, _GOOD_NEWS_ZH, _CONSOLING_ZH) + \
+        self_blame(user_text, assistant_text, _SELF_CORRECTION_ZH, _OWN_MISTAKE_ZH)
 
 
 LINTS = Lints(lint_utterance_zh, lint_reply_zh, no_hits, lint_speech_zh, lint_request_zh)
