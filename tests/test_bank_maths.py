@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from decimal import Decimal
 
 import yaml
 
@@ -158,3 +159,50 @@ def test_every_fever_reading_the_bank_can_draw_is_called_what_it_is() -> None:
             assert re.search(must, said) and not re.search(never, said), (lang, tenths, band, said)
             seen[(lang, band)] = seen.get((lang, band), 0) + 1
     assert set(seen) == set(_SAYS), seen
+
+
+# The money a restaurant bill is paid in, by country: written here apart from restaurants.yaml.
+_MONEY = {"the United States": "dollars", "Canada": "dollars", "Australia": "dollars", "Japan": "yen",
+          "the United Kingdom": "pounds", "France": "euros", "Italy": "euros", "Germany": "euros", "Spain": "euros",
+          "Portugal": "euros", "Ireland": "euros", "Mexico": "pesos", "South Korea": "won", "Egypt": "Egyptian pounds",
+          "Thailand": "baht", "Brazil": "reais"}
+
+
+def _amount(said: str, many: str) -> Decimal:
+    """"7 euros and 50 cents" -> 7.50; "2,400 yen" -> 2400."""
+    import re
+
+    m = re.fullmatch(r"([\d,]+) (\w+(?: \w+)?)(?: and (\d+) (?:cents|pence))?", said)
+    assert m and m.group(2).rstrip("s") in (many.rstrip("s"), many), (said, many)
+    return Decimal(m.group(1).replace(",", "")) + Decimal(m.group(3) or 0) / 100
+
+
+def test_every_tip_the_bank_can_draw_is_in_the_countrys_money_and_adds_up() -> None:
+    """"Do people tip in Spain? We've got a 150 dollar bill" (issue #28: UK tipping in dollars). Over every
+    country and bill the tipping scenario draws: the bill, the tip and the total are said in the money of the
+    country, the tip is the country's percentage of the bill and the total is bill plus tip; a correction of
+    the country keeps the money the bill was said in; no template of the scenario names a currency itself."""
+    import numpy as np
+
+    from generators.banks.en.restaurants import restaurants_tipping, tipping_country
+    from generators.banks.loader import load_language
+
+    bank = yaml.safe_load((BANKS_DIR / "en" / "restaurants.yaml").read_text(encoding="utf-8"))
+    scenario = next(x for x in bank["scenarios"] if x.get("derive") == "restaurants_tipping")
+    lo, hi, step = scenario["slots"]["bill"]["int"]
+    assert "dollar" not in yaml.safe_dump(scenario)
+    data = load_language("en").data
+    assert set(data.tables["tipping"].keys()) == set(_MONEY)
+    for country, many in _MONEY.items():
+        pct = data.tables["tipping"][country].pct
+        for bill in range(lo, hi + 1, step):
+            got = restaurants_tipping({"country": country, "bill": bill}, data)
+            b = _amount(str(got["bill_s"]), many)
+            assert str(got["bill_n"]).replace(",", "") == str(b), (country, got)
+            total = _amount(str(got["with_tip"]), many)
+            tip = Decimal(0) if got["tip"] == "nothing extra" else _amount(str(got["tip"]), many)
+            assert total == b + tip and abs(tip - b * pct / 100) <= Decimal("0.5"), (country, bill, got)
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            other = tipping_country(rng, {"country": country, "bill": lo}, data)
+            assert _MONEY[other] == many, (country, other)

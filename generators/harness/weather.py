@@ -97,38 +97,62 @@ class Condition(NamedTuple):
     rain: tuple[int, int]
     gear: str
     good: bool
+    # the day's highs (degrees Celsius) it can come with, and its wind (km/h): no rain or thunder on a day that
+    # stays below freezing (issue #28: 雷阵雨 at 零下九度), no snow on a warm one, no "light breeze" in a gale
+    highs: tuple[int, int] = (-99, 99)
+    wind: tuple[int, int] = (0, 99)
 
     @property
     def name(self) -> str:
         return self.phrases[0]
 
 
+RAIN_MIN_HIGH = 3      # rain needs a day whose high is above freezing with room to spare (below it falls as snow)
+THUNDER_MIN_HIGH = 10  # thunderstorms need a warm day
+SNOW_MAX_HIGH = 4      # snow only on a day that stays near freezing
+STRONG_WIND = 38       # "strong winds": km/h at least
+BREEZE_MAX = 19        # "a light breeze": km/h at most (wind_desc calls 25 and up windy)
+
 CONDITIONS: tuple[Condition, ...] = (
     Condition(("clear skies", "clear blue skies all day", "a cloudless day"), (0, 10),
               "[sunglasses and some sunscreen|sunscreen and a pair of sunglasses]", True),
-    Condition(("bright sunshine", "plenty of sunshine", "hot sun from morning to evening"), (0, 5),
+    Condition(("bright sunshine", "plenty of sunshine", "sunshine from morning to evening"), (0, 5),
               "[a hat and plenty of water|a sun hat and a full water bottle]", True),
     Condition(("a mix of sun and cloud", "sunny intervals between the clouds", "some sun and some cloud"), (10, 25),
               "[a light layer just in case|an extra layer in case it turns]", True),
     Condition(("mostly cloudy skies", "a grey overcast day", "thick cloud with the odd bright patch"), (15, 30),
               "[a light jacket|a thin jacket]", True),
     Condition(("light rain on and off", "patchy drizzle through the day", "the odd light shower"), (50, 70),
-              "[an umbrella|a small umbrella]", False),
+              "[an umbrella|a small umbrella]", False, highs=(RAIN_MIN_HIGH, 99)),
     Condition(("steady rain for most of the day", "a wet day with rain setting in early", "persistent rain"), (80, 95),
-              "[a proper raincoat and waterproof shoes|a good raincoat and shoes that keep the water out]", False),
+              "[a proper raincoat and waterproof shoes|a good raincoat and shoes that keep the water out]", False,
+              highs=(RAIN_MIN_HIGH, 99)),
     Condition(("scattered showers in the afternoon", "showers breaking out in the afternoon", "showers later in the day"),
-              (40, 60), "[a compact umbrella|a folding umbrella]", False),
+              (40, 60), "[a compact umbrella|a folding umbrella]", False, highs=(RAIN_MIN_HIGH, 99)),
     Condition(("a chance of thunderstorms later on", "thundery showers building later", "a risk of storms by evening"),
-              (40, 70), "[a rain jacket|a waterproof jacket]", False),
+              (40, 70), "[a rain jacket|a waterproof jacket]", False, highs=(THUNDER_MIN_HIGH, 99)),
     Condition(("morning fog that should lift by midday", "a foggy morning clearing around noon", "early mist and fog"),
               (5, 20), "[an extra layer for the morning|something warm for the foggy start]", True),
     Condition(("light snow", "a few snow flurries", "light snowfall on and off"), (60, 80),
-              "[warm boots and gloves|gloves and boots with a good grip]", False),
+              "[warm boots and gloves|gloves and boots with a good grip]", False, highs=(-99, SNOW_MAX_HIGH)),
     Condition(("strong winds and low cloud", "blustery winds under low cloud", "a blustery grey day"), (20, 40),
-              "[a windproof jacket|a jacket that keeps the wind out]", False),
+              "[a windproof jacket|a jacket that keeps the wind out]", False, wind=(STRONG_WIND, 99)),
     Condition(("sunny spells with a light breeze", "bright spells and a gentle breeze", "sunshine with a soft breeze"),
-              (5, 15), "[sunscreen and a light top layer|sunscreen and a light top]", True),
+              (5, 15), "[sunscreen and a light top layer|sunscreen and a light top]", True, wind=(0, BREEZE_MAX)),
 )
+
+
+WIND_DRAW = (5, 45)    # the wind (km/h) a forecast draws before its condition bounds it
+
+
+def conditions_for(high: int) -> list[Condition]:
+    """The conditions a day with a high of ``high`` degrees can have."""
+    return [c for c in CONDITIONS if c.highs[0] <= high <= c.highs[1]]
+
+
+def wind_for(cond: Condition, drawn: int) -> int:
+    """The drawn wind (km/h) brought inside what ``cond`` says: a gale is no "light breeze"."""
+    return min(max(drawn, cond.wind[0]), cond.wind[1])
 
 
 def condition_named(phrase: str) -> Condition | None:
@@ -192,13 +216,11 @@ def forecast(city: str, day: tuple[str, str], seed: int) -> dict[str, object]:
     r = stable_rng(int(seed), city, bare)
     lo, hi = HIGH_RANGE[CLIMATE[city]]
     high = int(r.integers(lo, hi + 1))
-    pool = [c for c in CONDITIONS if (c.name != "light snow" or high <= 4)]
+    pool = conditions_for(high)
     cond = pool[int(r.integers(len(pool)))]
     low = high - int(r.integers(4, 11))
     rain = max(5, 5 * (int(r.integers(cond.rain[0], cond.rain[1] + 1)) // 5))
-    wind = int(r.integers(5, 46))
-    if cond.name.startswith("strong winds"):
-        wind = max(wind, 38)
+    wind = wind_for(cond, int(r.integers(WIND_DRAW[0], WIND_DRAW[1] + 1)))
     gust = wind + int(r.integers(10, 26))
     evening = low + int(r.integers(1, 4))
     windows = ("in the morning", "around midday", "in the late afternoon", "early in the day")

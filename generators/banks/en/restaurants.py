@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..engine import Slots, money, number_words, spoken_time
+from decimal import ROUND_HALF_UP, Decimal
+
+from ..engine import Rng, Slots, money, number_words, spoken_time
 from ..loader import BankData
 
 
@@ -38,13 +40,38 @@ def restaurants_order(s: Slots, data: BankData) -> Slots:
     return {"pick1": items[0], "pick2": items[1], "avoid": avoid, "a_cuisine": ("an " if cuisine[0] in "AEIOU" else "a ") + cuisine}
 
 
+def tipping_country(rng: Rng, slots: Slots, data: BankData) -> str:
+    """A country of the tipping table; redrawn for a correction ("we're in Italy, not Spain"), one that pays
+    in the same money, so the bill the user already said stays a bill in that country's currency."""
+    table = data.tables["tipping"]
+    keys = list(table.keys())
+    if "country" in slots:
+        keys = [k for k in keys if table[k].currency == table[str(slots["country"])].currency]
+    return str(keys[int(rng.integers(len(keys)))])
+
+
+def say_amount(x: Decimal, cur: object) -> str:
+    """``x`` of currency row ``cur`` as said: "7 euros and 50 cents", "1 pound", "2,400 yen"."""
+    whole, hundredths = divmod(int(x * 100), 100)
+    head = f"{whole:,} {cur.one if whole == 1 else cur.many}"  # type: ignore[attr-defined]
+    if not hundredths:
+        return head
+    return f"{hundredths} {cur.minor}" if whole == 0 else f"{head} and {hundredths} {cur.minor}"  # type: ignore[attr-defined]
+
+
 def restaurants_tipping(s: Slots, data: BankData) -> Slots:
+    """The tip on the bill, in the money of the country where it is paid: "Do people tip in Spain? We've
+    got a 150 dollar bill" (issue #28) is a 150 euro bill; a currency without a said minor unit (yen, won,
+    pesos) rounds the tip to whole units."""
     t = data.tables["tipping"][str(s["country"])]
-    bill = int(s["bill"])  # type: ignore[arg-type]
-    tip = bill * t.pct / 100
+    cur = data.tables["currencies"][t.currency]
+    bill = int(s["bill"]) * int(cur.scale)  # type: ignore[arg-type]
+    tip = Decimal(bill * t.pct) / 100
+    tip = tip.quantize(Decimal("0.01") if cur.minor else Decimal("1"), ROUND_HALF_UP)
     return {
         "rule": t.rule, "how": t.how, "note": t.note, "pct": t.pct,
-        "tip": money(tip) if tip else "nothing extra", "with_tip": money(bill + tip),
+        "bill_n": f"{bill:,}", "bill_s": say_amount(Decimal(bill), cur), "cur_one": cur.one,
+        "tip": say_amount(tip, cur) if tip else "nothing extra", "with_tip": say_amount(bill + tip, cur),
     }
 
 
@@ -60,4 +87,4 @@ def restaurants_dish(s: Slots, data: BankData) -> Slots:
     return {"what": row.what, "taste": row.taste, "tip": row.tip}
 
 
-FUNCTIONS = (restaurants_booking, restaurants_order, restaurants_tipping, restaurants_occasion, restaurants_dish,)
+FUNCTIONS = (restaurants_booking, restaurants_order, tipping_country, restaurants_tipping, restaurants_occasion, restaurants_dish,)

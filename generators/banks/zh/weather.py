@@ -10,6 +10,8 @@ import zlib
 
 import numpy as np
 
+from generators.harness.weather import RAIN_MIN_HIGH, SNOW_MAX_HIGH, THUNDER_MIN_HIGH
+
 from ..engine import Rng, Slots
 from ..loader import BankData
 from .numbers import clock, count, daypart, degrees, number, percent
@@ -48,12 +50,19 @@ def _window(start: int, end: int) -> str:
     return f"{clock(start)}到{clock(end, with_daypart=not same)}"
 
 
+def falls_with(falls: str, high: int) -> bool:
+    """Whether rain, thunder or snow (or nothing, ``none``) can fall on a day whose high is ``high``: the
+    limits of the one weather model (generators/harness/weather.py), so 雷阵雨 never comes at 零下九度."""
+    return {"none": True, "rain": high >= RAIN_MIN_HIGH, "thunder": high >= THUNDER_MIN_HIGH,
+            "snow": high <= SNOW_MAX_HIGH}[falls]
+
+
 def _numbers(city: str, day: str, seed: int, data: BankData) -> dict[str, object]:
     """The forecast as numbers and table rows: what every phrasing below is computed from."""
     r = _rng(int(seed), city, day)
     climate = data.tables["climates"][data.tables["cities"][city].climate]
     high = int(r.integers(climate.lo, climate.hi + 1))
-    pool = [c for c in data.tables["conditions"] if not c.snow or high <= 2]
+    pool = [c for c in data.tables["conditions"] if falls_with(c.falls, high)]
     cond = pool[int(r.integers(len(pool)))]
     low = high - int(r.integers(4, 11))
     rain = max(5, 5 * (int(r.integers(cond.rain_lo, cond.rain_hi + 1)) // 5))
