@@ -151,3 +151,43 @@ def test_self_blame_is_refused_only_after_the_users_own_slip():
     assert lint_reply("What's the weather like in Florence?", "Sorry, scratch that, my mistake, it's sunny.") == []
     assert [h.check for h in lint_reply_zh("我刚才说错了，是周五。", "啊，是我没听清，是周五。")] == ["self_blame"]
     assert lint_reply_zh("我刚才说错了，是周五。", "哦，原来是周五。") == []
+
+
+def test_the_shared_delegation_phrases_agree_with_every_tasks_name():
+    """"the opening hours is cancelled": a shared phrase put a verb after {short} or {topic}, which a spec may
+    name in the plural ("the opening hours", "the bin days"). Every phrase of delegation.yaml that names the
+    task, with every short name and topic of every spec (slots drawn), lints clean."""
+    import numpy as np
+    import yaml
+
+    from generators.banks.engine import expansions, fill, tidy
+    from generators.banks.loader import BANKS_DIR, load_language
+
+    phrases: list[tuple[bool, str]] = []   # (said only when a booking is taken back, the phrase)
+
+    def walk(node: object, undo: bool) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, undo or str(k).startswith("undo"))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, undo)
+        elif isinstance(node, str) and ("{short}" in node or "{topic}" in node):
+            phrases.extend((undo, e) for e in expansions(node))
+
+    walk(yaml.safe_load((BANKS_DIR / "en" / "delegation.yaml").read_text(encoding="utf-8")), False)
+    assert len(phrases) > 200
+    rng = np.random.default_rng(0)
+    hits: list[str] = []
+    for spec in load_language("en").delegations.specs:
+        base = spec.draw(rng)
+        view, undoes = spec.view(base), spec.undo_call(base) is not None
+        topic = fill(expansions(spec.topic)[0], view)
+        for short in {fill(e, view) for t in spec.short for e in expansions(t)}:
+            for undo, p in phrases:
+                if undo and not undoes:
+                    continue
+                text = tidy(fill(p, {"short": short, "topic": topic, "service": "the service", "verb": "checking",
+                                     "new": "x", "old": "y"} | {k: "x" for k in ("c_day", "c_time", "c_title")}))
+                hits += [f"{spec.name}: {text!r}: {h}" for h in lint_utterance(text)]
+    assert hits == [], f"{len(hits)} hits, e.g. " + "\n".join(hits[:5])

@@ -73,7 +73,11 @@ def date_same_year(rng: Rng, slots: Slots, data: BankData) -> dt.date:
 def weekday_date(s: Slots, data: BankData) -> Slots:
     d = s["date"]
     assert isinstance(d, dt.date)
-    return {"date_s": say_date(d, data), "year": d.year, "date_iso": d.isoformat(), "what_c": capitalised(s["what"])}
+    what = str(s["what"])
+    # the assistant says the user's "my recital" as "your recital" ("Okay, my recital is on a Wednesday" copied it)
+    what_you = "your " + what.removeprefix("my ") if what.startswith("my ") else what
+    return {"date_s": say_date(d, data), "year": d.year, "date_iso": d.isoformat(), "what_c": capitalised(what),
+            "what_you": what_you}
 
 
 def read_weekday(rng: Rng, res: Result, s: Slots, data: BankData) -> dict[str, object]:
