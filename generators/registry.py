@@ -17,6 +17,7 @@ from generators.scenarios import (conversation, delegation, interruption, overla
                                   turn_taking, visual)
 from generators.scenes.bank import has_visual, visual_bank
 from generators.scenes.video import VideoLibrary, pinned_library
+from generators.text_lint import lint_script
 from generators.version import GENERATOR_VERSION  # noqa: F401 - re-exported for jobs (manifest)
 from schemas.language import language as language_of
 from schemas.config import (CORPUS_KIND, LLM_KIND, LLM_SHARD_THREADS, MAX_LLM_SHARD_THREADS, OMNI_SCENARIOS,
@@ -62,6 +63,13 @@ VISUAL_FAMILIES: frozenset[str] = frozenset(OMNI_SCENARIOS)
 _LANGUAGE_STREAM = 0x6C616E67
 # A stream of its own for the draw of a trajectory's script source in a mix (`script_sources`).
 _SOURCE_STREAM = 0x73726365
+# A stream of its own for the seeds of the redraws of a script its own text lint rejects, and how many.
+_LINT_STREAM = 0x6C696E74
+LINT_REDRAWS = 4
+
+
+class ScriptLintError(ValueError):
+    """A planned script the text lint (validate's text_lint) rejects in its draw and every redraw."""
 
 
 def missing_content(scenario: str, language: str, tools: Iterable[str] | None = None) -> str:
@@ -116,13 +124,13 @@ def trajectory_weights(cfg: RunConfig, language: str, seed: int) -> dict[str, fl
     return scenario_weights(cfg, language, cfg.source_entries()[source_of(cfg, seed)])
 
 
-def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
-                harness: HarnessConfig | None = None, voices: VoicesConfig | None = None,
-                videos: VideoLibrary | None = None, unit_s: float = DEFAULT_UNIT_S) -> Script:
-    """Draw one trajectory's script. Every draw comes from `seed` alone. `videos`: the annotated videos
-    the Omni families take their scenes from (None: procedural scenes); `unit_s`: the run's unit."""
-    if scenario not in PLANNERS:
-        raise ValueError(f"unknown scenario {scenario!r}; known: {[s.value for s in PLANNERS]}")
+def redraw_seed(seed: int, attempt: int) -> int:
+    """The seed of redraw `attempt` (1, 2, ...) of the trajectory of `seed`: a function of the two alone."""
+    return int(np.random.SeedSequence([seed, _LINT_STREAM, attempt]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def _draw_script(scenario: str, seed: int, timing: TimingConfig, language: str, harness: HarnessConfig | None,
+                 voices: VoicesConfig | None, videos: VideoLibrary | None, unit_s: float) -> Script:
     rng = np.random.default_rng(seed)
     p = Planner.create(rng, timing, harness, lang=language_of(language), voices=voices)
     p.videos, p.unit_s = videos, unit_s
@@ -130,6 +138,29 @@ def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = 
     return Script(scenario=scenario, seed=seed, language=language, domain=domain,
                   lead_in_s=p.draw(timing.lead_in_s), tail_s=p.draw(timing.tail_s), turns=tuple(turns),
                   scene=p.scene)
+
+
+def plan_script(scenario: str, seed: int, timing: TimingConfig, language: str = "en",
+                harness: HarnessConfig | None = None, voices: VoicesConfig | None = None,
+                videos: VideoLibrary | None = None, unit_s: float = DEFAULT_UNIT_S) -> Script:
+    """Draw one trajectory's script. Every draw comes from `seed` alone. `videos`: the annotated videos
+    the Omni families take their scenes from (None: procedural scenes); `unit_s`: the run's unit.
+
+    A script the text lint rejects (validate would refuse its row: issue #28 found 1 in 300) is drawn
+    again from `redraw_seed(seed, 1)`, `(seed, 2)`... up to LINT_REDRAWS times; the script kept carries the
+    seed it was drawn from, so planning that seed gives it back. When every draw is rejected the
+    trajectory fails (ScriptLintError naming the hits: a failed record, never a row validate refuses)."""
+    if scenario not in PLANNERS:
+        raise ValueError(f"unknown scenario {scenario!r}; known: {[s.value for s in PLANNERS]}")
+    hits: list[str] = []
+    for attempt in range(LINT_REDRAWS + 1):
+        script = _draw_script(scenario, seed if attempt == 0 else redraw_seed(seed, attempt), timing, language,
+                              harness, voices, videos, unit_s)
+        hits = lint_script(script)
+        if not hits:
+            return script
+    raise ScriptLintError(f"{scenario} seed {seed}: the text lint rejects its script and all {LINT_REDRAWS} "
+                          f"redraws; the last: {'; '.join(hits[:3])}")
 
 
 def plan_trajectory(cfg: RunConfig, scenario: str, seed: int, language: str | None = None) -> Script:
