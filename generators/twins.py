@@ -5,8 +5,10 @@ divergence (voices, turns, timing, the acoustics stream of the same seed) is sha
 the few draws a twin needs of its own (is this trajectory twinned, which kind, which overlay, a
 backchannel's words) come from the stream [seed, TWIN_STREAM], so the base row's draws are untouched.
 
-Which twins a family allows: an interruption family's cut-in can become a backchannel, the same words
-said to someone else (FD-Bench talking-to-others), or nothing (the clean twin); the turns after the
+Which twins a family allows: an interruption family's cut-in can become a backchannel, a line the user
+says to someone else in the room (FD-Bench talking-to-others; a line of the bank's other-directed speech,
+never the cut-in's own words: "Can you work out my student loan payoff?" is plainly said to the assistant,
+so a twin labelling it speech to someone else would be false), or nothing (the clean twin); the turns after the
 cut answered the interruption, so the twin ends with the turn it no longer interrupts. An overlay
 family's twin leaves one overlay out (rule 4 says its output must not change at all).
 """
@@ -128,6 +130,6 @@ def _overlay_at(base: Script, cut: ScriptTurn, draw: TwinDraw, moment: Moment) -
         raise ValueError(f"turn {cut.id} has no phrase boundary to place a {draw.kind} twin against")
     kind = _AS_OVERLAY[draw.kind]
     text = (tb.draw_backchannel(draw.rng, lang=base.language) if kind == EventKind.BACKCHANNEL
-            else cut.interruption.text)   # the same words, said to someone else
+            else tb.draw_other_directed(draw.rng, lang=base.language))   # addressed to someone else, not the assistant
     return Overlay(kind=kind, text=text, role=Role.USER, voice=user_voice(base), boundary=0,
                    offset_s=(moment.onset - moment.boundary_end) / moment.sample_rate)

@@ -36,7 +36,7 @@ class TwinKind(StrEnum):
     """How the twin differs from its base (config `twins.kinds`)."""
 
     AS_BACKCHANNEL = "as_backchannel"        # the base's interruption is a backchannel at the same moment
-    AS_OTHER_DIRECTED = "as_other_directed"  # the interruption's words are said to someone else, same moment
+    AS_OTHER_DIRECTED = "as_other_directed"  # a line said to someone else (not the cut-in's words), same moment
     CLEAN = "clean"                          # the base's overlap (interruption or one overlay) is left out
 
 

@@ -6,13 +6,18 @@ one overlap; a rule-4 pair agrees everywhere. Each twin check fires when its pro
 """
 from __future__ import annotations
 
+import functools
 import json
+import re
 
 import numpy as np
+import yaml
 import pyarrow.parquet as pq
 import pytest
 
-from generators.twins import draw_twin, kinds_for
+from generators.banks.engine import expansions
+from generators.banks.loader import BANKS_DIR
+from generators.twins import Moment, derive, draw_twin, kinds_for
 from jobs.shards import ShardPlan, check_shard, run_shard
 from pipeline.io import decode_audio, encode_flac
 from pipeline.validate import TWIN_RULES, validate_row, validate_twins
@@ -44,6 +49,25 @@ def shard(tmp_path_factory) -> tuple[list[TrajectoryRow], object, str]:
     summary = run_shard(_cfg(), ShardPlan(0, 0, NUM), out, tts=ToneTTS())
     rows = [row_from_dict(d) for d in pq.read_table(out / summary.path).to_pylist()]
     return rows, summary, str(out)
+
+
+def _pattern(template: str) -> str:
+    """A regex for what one expansion of a bank template can render to: slots are any words."""
+    out = re.escape(template)
+    out = re.sub(r"\\\{\w+\\\}", ".+?", out)
+    return r"\s*".join(out.split(r"\ "))
+
+
+@functools.cache
+def _other_directed_patterns(lang: str) -> tuple[re.Pattern[str], ...]:
+    chatter = yaml.safe_load((BANKS_DIR / lang / "chatter.yaml").read_text(encoding="utf-8"))
+    lines = chatter["other_people"]["other_directed"]
+    return tuple(re.compile(_pattern(e), re.IGNORECASE) for t in lines for e in expansions(t))
+
+
+def _other_directed(text: str, lang: str) -> bool:
+    """Whether `text` is one of the bank's lines addressed to someone else in the room (chatter.yaml)."""
+    return any(p.fullmatch(text) for p in _other_directed_patterns(lang))
 
 
 def _pairs(rows: list[TrajectoryRow]) -> list[tuple[TrajectoryRow, TrajectoryRow]]:
@@ -106,8 +130,8 @@ def test_pair_shares_its_prefix_and_differs_in_one_overlap(shard) -> None:
         if m.kind != TwinKind.CLEAN:   # the same moment, said otherwise
             assert gone[0].kind == EventKind.INTERRUPTION and new[0].kind in OVERLAY_KINDS
             assert new[0].start_s == gone[0].start_s
-            if m.kind == TwinKind.AS_OTHER_DIRECTED:
-                assert new[0].text == gone[0].text
+            if m.kind == TwinKind.AS_OTHER_DIRECTED:   # a line to someone else, not the request it replaces
+                assert new[0].text != gone[0].text and _other_directed(new[0].text, "en")
         K = window_of(to_samples(m.diverge_s, base.sample_rate), unit_samples(base.unit_s, base.sample_rate))
         assert [u.model_dump() for u in base.units[:K]] == [u.model_dump() for u in twin.units[:K]]
         if not _rule4((base, twin)):   # the interruption is acted on; its twin talks on
@@ -236,3 +260,32 @@ def test_mutation_output_change_after_a_rule4_overlay_breaks_twin_rule4(shard) -
     units[k] = units[k].model_copy(update={"spoken_text": ""})
     assert _rules([base, twin.model_copy(update={"units": units})]) == {"twin_rule4"}
     assert set(TWIN_RULES) == {"twin_pair", "twin_prefix", "twin_rule4"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_other_directed_twin_says_a_line_to_someone_else_never_the_request(lang) -> None:
+    """"Can you work out my student loan payoff?" became, in its as_other_directed twin, speech to someone
+    else (issue #28): the twin's label was false. Over 150 twin draws per language (every interruption family),
+    the replacement is a line of the bank's other-directed speech and none of the user's own words in the
+    script: not the cut-in, not a request the assistant answered."""
+    cfg = RunConfig(language=lang)
+    twins = TwinsConfig(share=1.0, kinds=[TwinKind.AS_OTHER_DIRECTED])
+    moment = Moment(onset=8000, boundary_end=6400, sample_rate=16000)
+    seen = 0
+    for family in (Scenario.INTERRUPTION_DISCARD, Scenario.INTERRUPTION_REPAIR, Scenario.INTERRUPTION_PARK):
+        for seed in range(50):
+            from generators.registry import plan_trajectory
+
+            base = plan_trajectory(cfg, family, seed)
+            draw = draw_twin(twins, family, seed)
+            assert draw is not None and draw.kind == TwinKind.AS_OTHER_DIRECTED
+            twin = derive(base, draw, moment)
+            added = [o for o in twin.turns[-1].overlays if o.kind == EventKind.OTHER_DIRECTED and
+                     o not in base.turns[len(twin.turns) - 1].overlays]
+            assert len(added) == 1
+            said = {t.text for t in base.turns if t.role == "user"} | \
+                {t.interruption.text for t in base.turns if t.interruption is not None}
+            assert added[0].text not in said, (family, seed, added[0].text)
+            assert _other_directed(added[0].text, lang), (family, seed, added[0].text)
+            seen += 1
+    assert seen == 150
