@@ -206,3 +206,19 @@ def test_every_tip_the_bank_can_draw_is_in_the_countrys_money_and_adds_up() -> N
         for _ in range(20):
             other = tipping_country(rng, {"country": country, "bill": lo}, data)
             assert _MONEY[other] == many, (country, other)
+
+
+def test_minutes_a_day_add_up_to_the_minutes_a_week_said() -> None:
+    """"The flute with 10 minutes a day adds up to about 60 minutes a week": six days were counted for a
+    daily habit. Over every daily practice the learn scenario draws, the week is seven of its days, and the
+    warm-up fits in the day."""
+    from generators.banks.en.music import music_learn
+    from generators.banks.loader import load_language
+
+    bank = yaml.safe_load((BANKS_DIR / "en" / "music.yaml").read_text(encoding="utf-8"))
+    lo, hi, step = next(x for x in bank["scenarios"] if x.get("derive") == "music_learn")["slots"]["minutes"]["int"]
+    data = load_language("en").data
+    for instrument in data.tables["instruments"].keys():
+        for m in range(lo, hi + 1, step):
+            got = music_learn({"instrument": instrument, "minutes": m}, data)
+            assert got["weekly"] == 7 * m and int(got["warm"]) < m, (instrument, m, got["weekly"])   # type: ignore[call-overload]

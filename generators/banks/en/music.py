@@ -32,7 +32,7 @@ def music_playlist(s: Slots, data: BankData) -> Slots:
 def music_learn(s: Slots, data: BankData) -> Slots:
     ins = data.tables["instruments"][str(s["instrument"])]
     m = int(s["minutes"])  # type: ignore[arg-type]
-    weekly = m * 6
+    weekly = m * 7   # "10 minutes a day adds up to about 60 minutes a week" counted six days
     weeks = 4 if m >= 30 else 6 if m >= 20 else 8
     return {
         "first": ins.first,
