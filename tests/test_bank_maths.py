@@ -222,3 +222,36 @@ def test_minutes_a_day_add_up_to_the_minutes_a_week_said() -> None:
         for m in range(lo, hi + 1, step):
             got = music_learn({"instrument": instrument, "minutes": m}, data)
             assert got["weekly"] == 7 * m and int(got["warm"]) < m, (instrument, m, got["weekly"])   # type: ignore[call-overload]
+
+
+_EURO_AREA = {"Portugal", "Spain", "France", "Germany", "Austria", "the Netherlands", "Italy", "Ireland", "Greece",
+              "Finland", "Belgium"}
+
+
+def test_every_drive_the_bank_can_draw_prices_its_fuel_in_euros_and_adds_up() -> None:
+    """"I'm driving 570 kilometres to Lisbon ... fuel is 1 dollar and 51 cents a litre": the price at the pump
+    is in the money of the place. Over every destination, distance, consumption and price the drive scenario
+    draws: the destination is in the euro area, and the fuel cost is the litres said times the price, in euros,
+    doubled for the way back."""
+    from generators.banks.en.travel import travel_drive
+    from generators.banks.loader import load_language
+
+    bank = yaml.safe_load((BANKS_DIR / "en" / "travel.yaml").read_text(encoding="utf-8"))
+    slots = next(x for x in bank["scenarios"] if x.get("derive") == "travel_drive")["slots"]
+    data = load_language("en").data
+    cities = data.lists[slots["city"]["list"]]
+    assert cities and all(data.tables["cities"][c].country in _EURO_AREA for c in cities)
+    assert "dollar" not in yaml.safe_dump(next(x for x in bank["scenarios"] if x.get("derive") == "travel_drive"))
+    lo, hi, step = slots["km"]["int"]
+    p_lo, p_hi = slots["price"]["cents"]
+    for km in range(lo, hi + 1, step * 7):
+        for l100 in slots["l100"]["values"]:
+            for cents in range(p_lo, p_hi + 1, 4):
+                price = Decimal(cents) / 100
+                got = travel_drive({"city": cities[0], "km": km, "l100": l100, "price": price, "speed": 90}, None)   # type: ignore[arg-type]
+                assert str(got["price_s"]) in (f"{cents // 100} euro and {cents % 100} cents",
+                                               f"{cents // 100} euros and {cents % 100} cents", f"{cents // 100} euros")
+                litres = Decimal(str(got["litres"]))
+                assert abs(litres - Decimal(km) * Decimal(l100) / 100) <= Decimal("0.05")
+                cost, back = _amount(str(got["cost"]), "euros"), _amount(str(got["cost2"]), "euros")
+                assert abs(cost - litres * price) <= Decimal("0.01") and abs(back - 2 * cost) <= Decimal("0.01"), got

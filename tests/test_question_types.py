@@ -23,10 +23,10 @@ def zh():
 def test_fuel_for_a_drive(en) -> None:
     from generators.banks.en.travel import travel_drive
     v = travel_drive({"city": "Lisbon", "km": 290, "l100": "5", "price": Decimal("1.63"), "speed": 90}, en.data)
-    assert (v["litres"], v["cost"], v["cost2"]) == ("14.5", "23 dollars and 64 cents", "47 dollars and 27 cents")
+    assert (v["litres"], v["cost"], v["cost2"]) == ("14.5", "23 euros and 64 cents", "47 euros and 27 cents")
     assert v["drive_t"] == "3 hours and 15 minutes" and v["breaks_s"] == "so plan one fifteen minute break"
     v = travel_drive({"city": "Lisbon", "km": 100, "l100": "6", "price": Decimal(2), "speed": 100}, en.data)
-    assert (v["litres"], v["cost"], v["drive_t"], v["breaks_s"]) == ("6", "12 dollars", "1 hour", "short enough to do in one go")
+    assert (v["litres"], v["cost"], v["drive_t"], v["breaks_s"]) == ("6", "12 euros", "1 hour", "short enough to do in one go")
 
 
 def test_a_cake_scaled_to_another_tin(en) -> None:

@@ -233,16 +233,17 @@ def spoken_time(hour: int, minute: int = 0, style: int = 0) -> str:
     return words
 
 
-def money(amount: float) -> str:
-    """Spoken money: "24 dollars", "12 dollars and 50 cents"."""
+def money(amount: float, one: str = "dollar", many: str = "dollars", minor: str = "cents") -> str:
+    """Spoken money: "24 dollars", "12 dollars and 50 cents"; in another currency "1 euro and 51 cents",
+    "7 pounds and 50 pence" (a currency said in whole units is rounded before it comes here)."""
     cents_total = int(round(amount * 100))
     dollars, cents = divmod(cents_total, 100)
-    unit = "dollar" if dollars == 1 else "dollars"
+    unit = one if dollars == 1 else many
     if cents == 0:
         return f"{dollars:,} {unit}"
     if dollars == 0:
-        return f"{cents} cents"
-    return f"{dollars:,} {unit} and {cents} cents"
+        return f"{cents} {minor}"
+    return f"{dollars:,} {unit} and {cents} {minor}"
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

@@ -52,11 +52,7 @@ def tipping_country(rng: Rng, slots: Slots, data: BankData) -> str:
 
 def say_amount(x: Decimal, cur: object) -> str:
     """``x`` of currency row ``cur`` as said: "7 euros and 50 cents", "1 pound", "2,400 yen"."""
-    whole, hundredths = divmod(int(x * 100), 100)
-    head = f"{whole:,} {cur.one if whole == 1 else cur.many}"  # type: ignore[attr-defined]
-    if not hundredths:
-        return head
-    return f"{hundredths} {cur.minor}" if whole == 0 else f"{head} and {hundredths} {cur.minor}"  # type: ignore[attr-defined]
+    return money(float(x), cur.one, cur.many, cur.minor)  # type: ignore[attr-defined]
 
 
 def restaurants_tipping(s: Slots, data: BankData) -> Slots:

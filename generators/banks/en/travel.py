@@ -121,7 +121,9 @@ def travel_jetlag(s: Slots, data: BankData) -> Slots:
 
 
 def travel_drive(s: Slots, data: BankData) -> Slots:
-    """Litres and fuel cost for the drive the user describes, and the driving time at an assumed speed."""
+    """Litres and fuel cost for the drive the user describes, and the driving time at an assumed speed. The
+    fuel is priced where it is bought, in euros: "driving 570 kilometres to Lisbon ... 1 dollar and 51 cents
+    a litre" named a currency nobody pays at a Lisbon pump."""
     km, speed = int(s["km"]), int(s["speed"])  # type: ignore[call-overload]
     litres = km * float(str(s["l100"])) / 100
     price = float(s["price"])  # type: ignore[arg-type]
@@ -132,8 +134,9 @@ def travel_drive(s: Slots, data: BankData) -> Slots:
     stops = minutes // 120
     breaks_s = ("short enough to do in one go" if stops == 0 else
                 "so plan one fifteen minute break" if stops == 1 else f"so plan {number_words(stops)} fifteen minute breaks")
-    return {"price_s": money(price), "litres": f"{litres:.1f}".removesuffix(".0"), "cost": money(cost),
-            "cost2": money(2 * cost), "drive_t": drive_t, "breaks_s": breaks_s}
+    euros = {"one": "euro", "many": "euros"}   # the drive is to a euro area city (travel.yaml drive_cities)
+    return {"price_s": money(price, **euros), "litres": f"{litres:.1f}".removesuffix(".0"), "cost": money(cost, **euros),
+            "cost2": money(2 * cost, **euros), "drive_t": drive_t, "breaks_s": breaks_s}
 
 def travel_mishap(s: Slots, data: BankData) -> Slots:
     t = data.tables["mishaps"][str(s["mishap"])]
