@@ -191,3 +191,27 @@ def test_the_shared_delegation_phrases_agree_with_every_tasks_name():
                                      "new": "x", "old": "y"} | {k: "x" for k in ("c_day", "c_time", "c_title")}))
                 hits += [f"{spec.name}: {text!r}: {h}" for h in lint_utterance(text)]
     assert hits == [], f"{len(hits)} hits, e.g. " + "\n".join(hits[:5])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_delegated_requests_relay_lints_clean_against_its_request(lang):
+    """"What day of the week is June 3? That's when my recital is." was relayed "Okay, my recital is on a
+    Wednesday" (the user's first person copied). For every delegated request of the bank, 30 draws each run on
+    the harness: the acknowledgement and the relay, read after the request, give the lint nothing."""
+    import numpy as np
+
+    from generators import text_bank as tb
+    from generators.harness import HarnessState, run_task
+    from schemas.config import HarnessConfig
+
+    lints = lints_for(lang)
+    rng = np.random.default_rng(11)
+    hits: list[str] = []
+    for spec in tb._text(lang).delegations.specs:
+        for _ in range(30):
+            c = tb._content(rng, spec, lang=lang)
+            ex = run_task("t1", c.call, HarnessConfig(), rng, HarnessState(), force="ok")   # type: ignore[arg-type]
+            for said in (c.ack, *tb.relay_lines(rng, c, ex)):
+                hits += [f"{spec.name}: {c.user_request!r} -> {said!r}: {h}"
+                         for h in lints.reply(c.user_request, said) + lints.utterance(said)]
+    assert hits == [], f"{len(hits)} hits, e.g.\n" + "\n".join(hits[:5])
