@@ -17,6 +17,7 @@ from schemas.config import RunConfig
     ("要二杯拿铁吗？", "number_agreement"),
     ("好的，。我查一下。", "punctuation_run"),
     ("我查一下北京北京的天气。", "repeated_word"),
+    ("这周日想去去郊外徒步，你觉得呢？", "repeated_word"),
 ])
 def test_each_artefact_is_caught_by_its_check(text: str, check: str) -> None:
     assert [h.check for h in lint_utterance_zh(text)] == [check]
@@ -29,6 +30,7 @@ def test_each_artefact_is_caught_by_its_check(text: str, check: str) -> None:
     "大漠风味还有位子。位子方面，大厅坐得下。",   # picked up again after a full stop
     "饺子一个一个包好。",
     "的确是这样。",
+    "我去去就回。",
 ])
 def test_correct_speech_is_left_alone(text: str) -> None:
     assert lint_utterance_zh(text) == []

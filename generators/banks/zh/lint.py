@@ -19,6 +19,8 @@ _DOUBLED_DE = re.compile("的的(?!确)")
 # 二 counting things ("二个人"): a count of two before a measure word is 两 (十二个, 第二个, 周二天气 are right)
 _ER_BEFORE_MEASURE = re.compile("(?<![零一二两三四五六七八九十百千万第周期拜])二(?:个|位|杯|件|份|张|本|瓶|碗|次|天|周|条|只|双|家|间|斤|岁|种|样|台|部|辆|遍|层|口)")
 _PUNCT_RUN_ZH = re.compile("[，、；：。？！]{2,}")
+# a verb said twice where a template's 去 meets a slot that brings its own ("想去{activity}" with 去海边玩)
+_DOUBLED_VERB_ZH = re.compile("去去(?!就回)")
 _LATIN_WORD = re.compile("[A-Za-z]{3,}")
 _MY_ZH = re.compile(f"我(?:的|家)([{_HAN}]{{1,4}})")
 # two-character words a speaker repeats on purpose ("不对不对，是周六", "好的好的")
@@ -27,10 +29,12 @@ _REPEATABLE_ZH = frozenset("不对 好的 对的 是的 没事 谢谢 不是 等
 
 def lint_utterance_zh(text: str) -> list[Hit]:
     """Mandarin artefacts inside one utterance: 的的, 二 counting things (二个人), a run of marks left by an
-    empty option (好的，。), and a word of two or more characters said twice in a row (北京北京)."""
+    empty option (好的，。), a word of two or more characters said twice in a row (北京北京), and 去去 where a
+    template's verb meets a slot's (想去去海边玩)."""
     hits = [*found("doubled_de", _DOUBLED_DE, text),
             *found("number_agreement", _ER_BEFORE_MEASURE, text),
             *found("punctuation_run", _PUNCT_RUN_ZH, text),
+            *found("repeated_word", _DOUBLED_VERB_ZH, text),
             *found("template_mark", TEMPLATE_MARK, text)]
     words = CHINESE.words(text)
     for a, b in zip(words, words[1:]):   # not across a mark: "还有位子。位子方面" picks the word up again
