@@ -86,8 +86,12 @@ def test_two_thousand_default_scripts_are_clean():
     cfg = RunConfig()
     hits = []
     for i in range(2000):
-        script = plan_trajectory(cfg, scenario_for(i, cfg.seed, cfg.scenarios), trajectory_seed(cfg.seed, i))
+        seed = trajectory_seed(cfg.seed, i)
+        script = plan_trajectory(cfg, scenario_for(i, cfg.seed, cfg.scenarios), seed)
         hits += [f"row {i} ({script.scenario}) {h}" for h in lint_script(script)]
+        # the planner redraws a script the lint rejects (registry.plan_script): the bank's own first draw is
+        # what this measures, so a redraw is a hit too
+        hits += [f"row {i} ({script.scenario}) redrawn: its first draw fails the lint"] if script.seed != seed else []
     assert not hits, f"{len(hits)} lint hits, e.g.\n" + "\n".join(hits[:10])
 
 

@@ -49,8 +49,11 @@ def test_a_thousand_default_zh_scripts_are_clean() -> None:
     weights = scenario_weights(cfg, "zh")
     hits = []
     for i in range(1000):
-        script = plan_trajectory(cfg, scenario_for(i, cfg.seed, weights), trajectory_seed(cfg.seed, i), "zh")
+        seed = trajectory_seed(cfg.seed, i)
+        script = plan_trajectory(cfg, scenario_for(i, cfg.seed, weights), seed, "zh")
         hits += [f"row {i} ({script.scenario}) {h}" for h in lint_script(script)]
+        # a redraw (registry.plan_script) means the bank's own first draw failed the lint: a hit too
+        hits += [f"row {i} ({script.scenario}) redrawn: its first draw fails the lint"] if script.seed != seed else []
     assert not hits, f"{len(hits)} lint hits, e.g.\n" + "\n".join(hits[:10])
 
 
