@@ -189,8 +189,9 @@ class Rule:
 # ----------------------------------------------------------------------------- §5 structure and audio
 
 def audio_length(v: RowView) -> Iterator[str]:
-    if abs(v.row.duration_s - v.n * v.u) > 1e-4:
-        yield f"duration_s {v.row.duration_s} != {v.n} units * {v.u}"
+    """Lengths to the sample: duration_s, and both channels, hold exactly num_units * U samples."""
+    if v.s(v.row.duration_s) != v.n * v.U:   # a tolerance in seconds (1e-4) let one sample (62.5 us) through
+        yield f"duration_s {v.row.duration_s} is {v.s(v.row.duration_s)} samples, not {v.n} units * {v.U}"
     for name, x, r in (("user_audio", v.user, v.sr_user), ("assistant_audio", v.asst, v.sr_asst)):
         if r != v.sr:
             yield f"{name} sample rate {r} != {v.sr}"
@@ -315,7 +316,9 @@ def rule2_response_after_eot(v: RowView) -> Iterator[str]:
 
 
 def rule3_interruption_cut(v: RowView) -> Iterator[str]:
-    """Acted on after detection, cut at a window start, silent after, the unit after the cut listens."""
+    """Acted on at detection: cut at the start of window floor((t_i + detect_s)/u) + 1, no earlier (the
+    model has not heard it) and no later (it has, and talks on: the drawn detect_s is when it knew), silent
+    after, the unit after the cut listens. The turn records the same cut as its interruption."""
     for e in v.kind(EventKind.INTERRUPTION):
         a = v.attrs[e.id]
         turn = v.turn(a.interrupted_turn)
@@ -323,9 +326,14 @@ def rule3_interruption_cut(v: RowView) -> Iterator[str]:
             yield f"{e.id}: interrupted turn {a.interrupted_turn} missing or not marked interrupted"
             continue
         cut = v.s(a.cut_s)
-        if cut != window_start(window_of(cut, v.U), v.U) or window_of(cut, v.U) < next_window(
-                v.s(e.start_s) + v.s(a.detect_s), v.U):
-            yield f"{e.id}: cut at {a.cut_s} s is not at/after the reaction window start"
+        react = next_window(v.s(e.start_s) + v.s(a.detect_s), v.U)
+        if cut != window_start(window_of(cut, v.U), v.U) or window_of(cut, v.U) != react:
+            yield (f"{e.id}: cut at {a.cut_s} s is not the start of window {react}, the first after onset "
+                   f"{e.start_s:.3f} s + detect_s {a.detect_s}")
+        if a.react_unit is not None and a.react_unit != react - 1:
+            yield f"{e.id}: react_unit {a.react_unit} is not unit {react - 1}, the one that heard the detection"
+        if v.attrs[turn.id].cut_s is None or v.s(v.attrs[turn.id].cut_s) != cut:
+            yield f"{turn.id}: cut_s {v.attrs[turn.id].cut_s} is not its interruption's cut {a.cut_s} s"
         if not DETECT_MIN_S <= a.detect_s <= DETECT_MAX_S:
             yield f"{e.id}: detect_s {a.detect_s} outside {[DETECT_MIN_S, DETECT_MAX_S]}"
         yield from _after_cut(v, turn, cut)
