@@ -24,7 +24,7 @@ import numpy as np
 from PIL import Image
 
 from pipeline import acoustics as ac
-from pipeline.io import decode_audio, encode_flac
+from pipeline.io import encode_flac
 from pipeline.mixer import cached_speaker, render_audio
 from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.decode_budget import delegate_fits, row_ms_per_step
@@ -513,25 +513,21 @@ def natural_turn_marked_cut(row: TrajectoryRow, tts: Any) -> TrajectoryRow | Non
     return None
 
 
-def _after(row: TrajectoryRow, kinds: tuple[str, ...]) -> Event | None:
-    """The first assistant turn starting after the first event of `kinds` starts."""
-    ov = min(_kind(row, *kinds), key=lambda e: e.start_s, default=None)
-    return None if ov is None else next((t for t in _turns(row) if t.start_s > ov.start_s), None)
-
-
 @_fresh
-def turn_after_overlay_one_window_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
-    """The first assistant turn after a backchannel / other-directed / background event one window
-    later than the same session without that event places it (rule 4: the overlay changed the output)."""
-    t = _after(row, tuple(OVERLAY_KINDS))
-    if t is None or not _movable(row, t):
-        return None
-    nxt = [o for o in _turns(row) if o.start_s > t.start_s]
-    if (nxt and _s(row, t.end_s) + _U(row) > _s(row, nxt[0].start_s)) or \
-            _s(row, t.end_s) + 2 * _U(row) > len(row.units) * _U(row):
-        return None
-    _shift(row, t.id, _U(row))
-    return _rederive(_rerender(row, tts))
+def turn_ends_at_overlay(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """The turn a backchannel / other-directed / background event overlaps ends (naturally, turn_eos)
+    in the window after the one that event ends in, as if it were a stop: its later words never said."""
+    lang = language(row.language)
+    for ov in sorted(_kind(row, *OVERLAY_KINDS), key=lambda e: e.start_s):
+        t = next((t for t in _turns(row) if t.start_s <= ov.start_s < t.end_s and _movable_text(row, t)), None)
+        if t is None:
+            continue
+        stop = window_start(next_window(_s(row, ov.end_s), _U(row)), _U(row))
+        words = sorted((w for w in row.words if w.event_id == t.id), key=lambda w: w.start_s)
+        n = sum(1 for w in words if _s(row, w.start_s) < stop)
+        if 0 < n < len(words) and _resay(row, t.id, lang.join([w.word for w in words[:n]]), tts):
+            return _rederive(_rerender(row, tts))
+    return None
 
 
 def _relayed(row: TrajectoryRow) -> Iterator[tuple[Event, Event, Event]]:
@@ -572,12 +568,8 @@ def relay_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None
     return None
 
 
-def _number_words(row: TrajectoryRow, turn: Event) -> Iterator[int]:
-    """Indices into row.words of the turn's words that state a number."""
-    lang = language(row.language)
-    for i, w in enumerate(row.words):
-        if w.event_id == turn.id and any(ch.isdigit() for ch in w.word) and lang.numbers(w.word):
-            yield i
+# The digits a relay's number is written with, one string per script: one is swapped for another.
+DIGITS: tuple[str, ...] = ("123456789", "一二三四五六七八九")
 
 
 @_fresh
@@ -598,9 +590,10 @@ def relay_states_unread_number(row: TrajectoryRow, tts: Any) -> TrajectoryRow | 
                 known |= v.lang.numbers(e.text) | _en_numbers(e.text)
         text = _attrs(t)["planned_text"]
         for i, ch in enumerate(text):
-            if not ch.isdigit():
+            digits = next((d for d in DIGITS if ch in d), None)
+            if digits is None:
                 continue
-            for dig in "123456789":
+            for dig in digits:
                 new = text[:i] + dig + text[i + 1:]
                 fresh = lang.numbers(new) - lang.numbers(text)
                 if fresh and not any(_matches(x, known) for x in fresh) and _resay(row, t.id, new, tts):
@@ -677,7 +670,7 @@ def cut_word_one_sample_past_cut(row: TrajectoryRow, tts: Any) -> TrajectoryRow 
     found = _truncated(row)
     if found is None:
         return None
-    t, words, a = found
+    _, words, a = found
     words[a["truncated"][0]["index"]].end_s = _sec(row, _s(row, a["cut_s"]) + 1)
     return row
 
@@ -738,9 +731,9 @@ def request_one_char_over(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     if d is None or not d.text:
         return None
     text = d.text
-    while len(text) <= DELEGATE_MAX_CHARS:
+    while len(text) <= DELEGATE_MAX_CHARS:   # the request said again until it runs past the limit
         text = f"{text} {d.text}"
-    _request(row, text[:DELEGATE_MAX_CHARS].rstrip() + "x" * (DELEGATE_MAX_CHARS + 1 - len(text[:DELEGATE_MAX_CHARS].rstrip())), d)
+    _request(row, text[:DELEGATE_MAX_CHARS] + "x", d)
     return row
 
 
@@ -761,30 +754,40 @@ def request_one_unit_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
         k = _attrs(d).get("unit")
         if k is None or k + 1 >= len(row.units):
             continue
-        _set(d, unit=k + 1)
-        d.start_s = d.end_s = _sec(row, window_start(k + 2, _U(row)))
-        x, y = row.units[k], row.units[k + 1]
-        if y.delegate is not None:
-            continue
-        y.delegate, y.task_id, x.delegate, x.task_id = x.delegate, x.task_id, None, None
-        return row
+        if row.units[k + 1].delegate is None:
+            return _move_request(row, d, k)
     return None
 
 
 @_fresh
-def request_one_char_over_budget(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
-    """A request issued in a unit that speaks, one character longer than the decode time it leaves."""
+def request_over_budget(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A request in a unit that speaks that the decode time it leaves cannot write: one character too
+    long where it is issued in a speaking unit; a long one (issued in the listening unit before its turn,
+    as compose does) issued one unit later, in the unit that speaks."""
     ms = row_ms_per_step(row.meta)
     for d in _kind(row, EventKind.DELEGATE):
         k = _attrs(d).get("unit")
-        if k is None or row.units[k].decision != Decision.SPEAK or not d.text:
+        if k is None or not d.text or _attrs(d).get("turn") is None:
             continue
-        text = d.text
-        while delegate_fits(text, float(row.unit_s), True, ms):
-            text += "x" if len(text) % 6 else " "
-        _request(row, text, d)
-        return row
+        if row.units[k].decision == Decision.SPEAK:
+            text = d.text
+            while delegate_fits(text, float(row.unit_s), True, ms):
+                text += "x"
+            _request(row, text, d)
+            return row
+        if k + 1 < len(row.units) and row.units[k + 1].decision == Decision.SPEAK and \
+                row.units[k + 1].delegate is None and not delegate_fits(d.text, float(row.unit_s), True, ms):
+            return _move_request(row, d, k)
     return None
+
+
+def _move_request(row: TrajectoryRow, d: Event, k: int) -> TrajectoryRow:
+    """A request issued by unit k + 1 instead of k (its event, attrs and units)."""
+    _set(d, unit=k + 1)
+    d.start_s = d.end_s = _sec(row, window_start(k + 2, _U(row)))
+    x, y = row.units[k], row.units[k + 1]
+    y.delegate, y.task_id, x.delegate, x.task_id = x.delegate, x.task_id, None, None
+    return _rederive(row)
 
 
 @_fresh
@@ -834,7 +837,8 @@ def _snr_draw_off(sign: float) -> Apply:
         if e is not None and "snr_db" in _attrs(e):
             _set(e, snr_db=n["snr_db"])
         return row
-    apply.__doc__ = f"A noise's recorded SNR draw {SNR_TOLERANCE_DB + STEP_DB} dB {'above' if sign > 0 else 'below'} what was mixed."
+    side = "above" if sign > 0 else "below"
+    apply.__doc__ = f"A noise's recorded SNR draw {SNR_TOLERANCE_DB + STEP_DB} dB {side} what was mixed."
     return apply
 
 
@@ -1050,8 +1054,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("turn_cut_one_window_late", "rule3_interruption_cut", "one window", turn_cut_one_window_late),
     Mutant("turn_ends_one_sample_past_cut", "rule3_interruption_cut", "one sample", turn_ends_one_sample_past_cut),
     Mutant("natural_turn_marked_cut", "rule4_only_interruptions_cut", "one attr", natural_turn_marked_cut),
-    Mutant("turn_after_overlay_one_window_late", "rule4_overlay_keeps_output", "one window",
-           turn_after_overlay_one_window_late),
+    Mutant("turn_ends_at_overlay", "rule4_overlay_keeps_output", "one window", turn_ends_at_overlay),
     Mutant("result_one_sample_early", "backend_after_delegate", "one sample", result_one_sample_early),
     Mutant("relay_one_window_early", "rule5_relay_after_ready", "one window", relay_one_window_early),
     Mutant("relay_states_unread_number", "rule6_relay_facts_read", "one digit", relay_states_unread_number),
@@ -1065,7 +1068,7 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("request_one_char_over", "delegate_request", "one character", request_one_char_over),
     Mutant("request_leaks_token", "delegate_request", "one token", request_leaks_token),
     Mutant("request_one_unit_late", "delegate_request", "one unit", request_one_unit_late),
-    Mutant("request_one_char_over_budget", "delegate_decode_budget", "one character", request_one_char_over_budget),
+    Mutant("request_over_budget", "delegate_decode_budget", "one character / one unit", request_over_budget),
     Mutant("result_leaks_token", "backend_plain", "one token", result_leaks_token),
     Mutant("relayed_task_marked_cancelled", "task_outcome", "one outcome", relayed_task_marked_cancelled),
     Mutant("one_sample_at_full_scale", "no_clipping", "one sample", one_sample_at_full_scale),
