@@ -409,6 +409,38 @@ def reply_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None
 
 
 @_fresh
+def reply_early_user_end_recorded_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A reply one window early (as reply_one_window_early) whose user turn records its end one window
+    earlier than its words and audio end, so the records alone still satisfy rule 2."""
+    for t in _turns(row):
+        e = _floor_before(row, t)
+        if e is None or not _movable(row, t) or _attrs(t).get("trigger") != Trigger.USER:
+            continue
+        d = (_W(row, t.start_s) - _earliest(row, e) + 1) * _U(row)
+        prev = [o for o in _turns(row) if o.end_s <= t.start_s and o.id != t.id]
+        if (prev and _s(row, max(o.end_s for o in prev)) > _s(row, t.start_s) - d) or \
+                _s(row, e.end_s) - _U(row) <= _s(row, e.start_s):
+            continue
+        _shift(row, t.id, -d)
+        e.end_s = _sec(row, _s(row, e.end_s) - _U(row))
+        return _rederive(_rerender(row, tts))
+    return None
+
+
+@_fresh
+def cut_late_onset_recorded_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A cut one window late (as cut_one_window_late) whose cut-in records its onset where the cut
+    would be right: the words and audio start a window before the recorded onset."""
+    e = _cut_in(row)
+    if e is None or _s(row, e.start_s) < _U(row):
+        return None
+    start, end = e.start_s, e.end_s
+    _shift(row, e.id, -_U(row))
+    e.start_s, e.end_s = start, end
+    return _rederive(_rerender(row, tts))
+
+
+@_fresh
 def eot_under_floor(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     """A user turn's recorded end-of-turn silence 0.01 s under the 0.2 s floor."""
     e = next(iter(_kind(row, *FLOOR_TAKING)), None)
@@ -1045,8 +1077,11 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("unit_word_dropped", "spoken_text_concat", "one word", unit_word_dropped),
     Mutant("unspoken_one_word_short", "voiced_plus_unspoken", "one word", unspoken_one_word_short),
     Mutant("reply_one_window_early", "rule2_response_after_eot", "one window", reply_one_window_early),
+    Mutant("reply_early_user_end_recorded_early", "rule2_response_after_eot", "one window",
+           reply_early_user_end_recorded_early),
     Mutant("eot_under_floor", "rule2_response_after_eot", "0.01 s", eot_under_floor),
     Mutant("cut_one_window_late", "rule3_interruption_cut", "one window", cut_one_window_late),
+    Mutant("cut_late_onset_recorded_late", "rule3_interruption_cut", "one window", cut_late_onset_recorded_late),
     Mutant("cut_one_window_early", "rule3_interruption_cut", "one window", cut_one_window_early),
     Mutant("detect_over_range", "rule3_interruption_cut", "0.01 s", detect_over_range),
     Mutant("detect_under_range", "rule3_interruption_cut", "0.01 s", detect_under_range),

@@ -304,12 +304,23 @@ def unit_one_turn(v: RowView) -> Iterator[str]:
                    f"(window {v.L(prev.end_s)}): one unit would carry two turns")
 
 
+def _spoken_span(v: RowView, e: Event) -> tuple[int, int]:
+    """(first, end) sample of what the user said in `e`: its recorded span widened to its words, the
+    timings of the speech itself, so an end recorded early (or an onset late) cannot move a limit."""
+    words = v.words_of(e.id)
+    return (min([v.s(e.start_s)] + [v.s(w.start_s) for w in words]),
+            max([v.s(e.end_s)] + [v.s(w.end_s) for w in words]))
+
+
 def rule2_response_after_eot(v: RowView) -> Iterator[str]:
     for e in v.kind(*FLOOR_TAKING):
         eot = float(v.attrs[e.id].eot_s)
         if eot < MIN_EOT_S:
             yield f"{e.id}: eot_s {eot} < {MIN_EOT_S}"
-        earliest = next_window(v.s(e.end_s) + v.s(eot), v.U)
+        end = _spoken_span(v, e)[1]
+        if end > v.s(e.end_s):
+            yield f"{e.id}: its words end at {end / v.sr:.4f} s, after its recorded end {e.end_s} s"
+        earliest = next_window(end + v.s(eot), v.U)
         for t in v.turns:
             if e.start_s < t.start_s and v.W(t.start_s) < earliest:
                 yield f"{t.id} starts in window {v.W(t.start_s)}, before window {earliest} allowed by {e.id}"
@@ -326,10 +337,13 @@ def rule3_interruption_cut(v: RowView) -> Iterator[str]:
             yield f"{e.id}: interrupted turn {a.interrupted_turn} missing or not marked interrupted"
             continue
         cut = v.s(a.cut_s)
-        react = next_window(v.s(e.start_s) + v.s(a.detect_s), v.U)
+        onset = _spoken_span(v, e)[0]
+        if onset < v.s(e.start_s):
+            yield f"{e.id}: its words start at {onset / v.sr:.4f} s, before its recorded onset {e.start_s} s"
+        react = next_window(onset + v.s(a.detect_s), v.U)
         if cut != window_start(window_of(cut, v.U), v.U) or window_of(cut, v.U) != react:
             yield (f"{e.id}: cut at {a.cut_s} s is not the start of window {react}, the first after onset "
-                   f"{e.start_s:.3f} s + detect_s {a.detect_s}")
+                   f"{onset / v.sr:.3f} s + detect_s {a.detect_s}")
         if a.react_unit is not None and a.react_unit != react - 1:
             yield f"{e.id}: react_unit {a.react_unit} is not unit {react - 1}, the one that heard the detection"
         if v.attrs[turn.id].cut_s is None or v.s(v.attrs[turn.id].cut_s) != cut:
