@@ -600,6 +600,23 @@ def relay_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None
     return None
 
 
+@_fresh
+def timer_announced_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A timer made to fire whole windows later (its recorded seconds with it) so that its announcement
+    starts one window before floor(t_fire/u) + 1."""
+    for e in _kind(row, EventKind.TIMER):
+        a = _attrs(e)
+        t = next((t for t in _turns(row) if _attrs(t).get("trigger") == Trigger.TIMER
+                  and _attrs(t).get("ref") == a.get("timer_id")), None)
+        if t is None:
+            continue
+        n = _W(row, t.start_s) - next_window(_s(row, e.start_s), _U(row)) + 1
+        _shift(row, e.id, n * _U(row))
+        _set(e, seconds=round(float(a["seconds"]) + n * row.unit_s, 6))
+        return _rederive(row)
+    return None
+
+
 # The digits a relay's number is written with, one string per script: one is swapped for another.
 DIGITS: tuple[str, ...] = ("123456789", "一二三四五六七八九")
 
@@ -1092,6 +1109,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("turn_ends_at_overlay", "rule4_overlay_keeps_output", "one window", turn_ends_at_overlay),
     Mutant("result_one_sample_early", "backend_after_delegate", "one sample", result_one_sample_early),
     Mutant("relay_one_window_early", "rule5_relay_after_ready", "one window", relay_one_window_early),
+    Mutant("timer_announced_one_window_early", "rule5_relay_after_ready", "one window",
+           timer_announced_one_window_early),
     Mutant("relay_states_unread_number", "rule6_relay_facts_read", "one digit", relay_states_unread_number),
     Mutant("repair_skips_unheard_sentence", "rule7_continuation_from_heard", "one sentence",
            repair_skips_unheard_sentence),

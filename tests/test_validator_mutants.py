@@ -15,10 +15,11 @@ from pipeline.validate import RULE_IDS, TWIN_RULES, validate_twins
 from schemas.trajectory import TrajectoryRow
 
 # (scenario, seed, language): between them a place for every mutant (a cut-in and its repair, a relayed
-# result with a number, a question, a backchannel, a visual change that cuts a stale answer, a zh relay)
+# result with a number, a question, a backchannel, a timer, a visual change that cuts a stale answer, a zh relay)
 ROWS: tuple[tuple[str, int, str | None], ...] = (
     ("turn_taking", 1, None), ("turn_taking", 11, None), ("interruption_repair", 1, None), ("delegation", 1, None),
-    ("backchannel", 1, None), ("visual_qa", 0, None), ("visual_change", 3, None), ("delegation", 1, "zh"),
+    ("backchannel", 1, None), ("proactive_timer", 1, None), ("visual_qa", 0, None), ("visual_change", 3, None),
+    ("delegation", 1, "zh"),
 )
 # (scenario, seed) of twin pairs: an interruption (the twin talks on) and a rule-4 overlay
 PAIRS: tuple[tuple[str, int], ...] = (("interruption_discard", 1), ("backchannel", 1))
