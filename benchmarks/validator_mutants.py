@@ -33,14 +33,14 @@ from pipeline.render import render_trajectory  # noqa: E402
 from pipeline.tts.base import CachedTTS  # noqa: E402
 from pipeline.tts.espeak import EspeakBackend  # noqa: E402
 from pipeline.validate import validate_twins  # noqa: E402
-from schemas.config import ESPEAK_CAST, RunConfig, TwinsConfig, VoicesConfig  # noqa: E402
+from schemas.config import ESPEAK_CAST, RunConfig, Scenario, TwinsConfig, VoicesConfig  # noqa: E402
 from schemas.trajectory import TrajectoryRow  # noqa: E402
 from schemas.twins import TwinSide, twin_meta  # noqa: E402
 
 FAMILIES = ("en", "zh", "omni", "twins")
 # The families that draw a twin (generators/twins.kinds_for): interruptions and rule-4 overlays.
-TWIN_SCENARIOS = ("backchannel", "interruption_discard", "interruption_park", "other_directed",
-                  "interruption_repair", "background_speech")
+TWIN_SCENARIOS = (Scenario.BACKCHANNEL, Scenario.INTERRUPTION_DISCARD, Scenario.INTERRUPTION_PARK,
+                  Scenario.OTHER_DIRECTED, Scenario.INTERRUPTION_REPAIR, Scenario.BACKGROUND_SPEECH)
 
 
 def _config(family: str, num: int) -> RunConfig:

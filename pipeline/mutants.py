@@ -32,9 +32,12 @@ from schemas.language import language
 from schemas.protocol import DELEGATE_MAX_CHARS, LEAK_TOKENS, SPEECH_TOKENS_PER_SECOND
 from schemas.script import Script, VoiceSpec
 from schemas.timeline import META_KEY, TimelineSpec
-from schemas.trajectory import Event, TrajectoryRow, Word
+from schemas.attrs import dump_attrs, parse_attrs
+from schemas.trajectory import Event, TrajectoryRow, Word, attrs_of
 from schemas.twins import TWIN_META_KEY, TwinSide, twin_meta
-from schemas.vocab import OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Label, Trigger
+from schemas.scene import VisualChange
+from schemas.vocab import (OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, InterruptAction, Label, Role,
+                           TaskOutcome, Trigger)
 from schemas.windows import next_window, to_samples, unit_samples, window_of, window_start
 
 # The validator's limits a mutant steps just past (pipeline/validate.py; schemas/ once they move there).
@@ -70,12 +73,14 @@ class PairMutant:
 
 # ----------------------------------------------------------------------------- row plumbing
 
-def _attrs(e: Event) -> dict[str, Any]:
-    return json.loads(e.attrs)
+def _attrs(e: Event) -> Any:
+    """The event's typed attrs (schemas/attrs.py): read by attribute, so a misspelt key fails."""
+    return attrs_of(e)
 
 
 def _set(e: Event, **changes: Any) -> None:
-    e.attrs = json.dumps({**_attrs(e), **changes}, sort_keys=True)
+    """Attrs changed and validated by the kind's model (an unknown key or a wrong type is refused)."""
+    e.attrs = dump_attrs(parse_attrs(e.kind, {**json.loads(e.attrs), **changes}))
 
 
 def _meta(row: TrajectoryRow) -> dict[str, Any]:
@@ -178,22 +183,20 @@ def _resay(row: TrajectoryRow, turn_id: str, text: str, tts: Any) -> bool:
     e = _event(row, turn_id)
     meta = _meta(row)
     t = _track(meta, turn_id)
-    if t is None or t["ops"] or _attrs(e).get("interrupted"):
+    if t is None or t["ops"] or _attrs(e).interrupted:
         return False
     syn = cached_speaker(tts, row.sample_rate)(text, _voice(t))
     start = t["offset"]
     end = start + ac.last_active_sample(syn.audio)
-    later = [x for x in row.events if x.start_s > e.start_s and x.kind not in (EventKind.NOISE,)]
-    limit = min((_s(row, x.start_s) for x in later if x.kind == EventKind.ASSISTANT_TURN), default=None)
+    limit = min((_s(row, x.start_s) for x in _turns(row) if x.start_s > e.start_s), default=None)
     if start + len(syn.audio) > len(row.units) * _U(row) or (limit is not None and end > limit):
         return False
     t["source"]["text"] = text
     _put_meta(row, meta)
     lang = language(row.language)
     row.words = [w for w in row.words if w.event_id != turn_id] + [
-        Word(role=w0.role, word=w.word, start_s=_sec(row, start + _s(row, w.start_s)),
-             end_s=_sec(row, start + _s(row, w.end_s)), event_id=turn_id)
-        for w0 in [next(x for x in row.words if x.event_id == turn_id)] for w in syn.words]
+        Word(role=Role.ASSISTANT, word=w.word, start_s=_sec(row, start + _s(row, w.start_s)),
+             end_s=_sec(row, start + _s(row, w.end_s)), event_id=turn_id) for w in syn.words]
     e.end_s = _sec(row, end)
     e.text = lang.join(lang.words(text))
     _set(e, planned_text=text)
@@ -220,8 +223,8 @@ def _fresh(fn: Apply) -> Apply:
 
 
 def _amp(dbfs: float) -> float:
-    """A sample amplitude whose 16-bit value (as FLAC stores it) lies `dbfs` from full scale, rounded
-    towards `dbfs` from whichever side the mutant needs: callers step 0.1 dB past the limit."""
+    """The amplitude of a level in dBFS. At the 0.1 dB steps used here the 16-bit rounding FLAC applies
+    (about 0.04 dB near -50 dBFS) keeps the stored sample on the same side of the limit."""
     return 10 ** (dbfs / 20)
 
 
@@ -230,8 +233,8 @@ def _listen_windows(row: TrajectoryRow) -> Iterator[int]:
     fades = set()
     for t in _turns(row):
         a = _attrs(t)
-        if a.get("interrupted") and a.get("cut_s") is not None:
-            fades.add(_W(row, a["cut_s"]))
+        if a.interrupted and a.cut_s is not None:
+            fades.add(_W(row, a.cut_s))
     for x in row.units:
         w = x.index + 1
         if x.decision == Decision.LISTEN and w < len(row.units) and w not in fades:
@@ -272,8 +275,6 @@ def window0_one_loud_sample(row: TrajectoryRow, tts: Any) -> TrajectoryRow:
 def listen_one_loud_sample(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     """One assistant sample 0.1 dB above silence in a window a listening unit plays."""
     w = next(iter(_listen_windows(row)), None)
-    if w is None or w == 0:
-        w = next((x for x in _listen_windows(row) if x > 0), None)
     if w is None:
         return None
     U = _U(row)
@@ -296,8 +297,7 @@ def speak_window_just_silent(row: TrajectoryRow, tts: Any) -> TrajectoryRow | No
 
 @_fresh
 def listen_unit_one_token(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
-    """One speech token on a listening unit of a row made without speech tokens (or one token too many
-    on a speaking unit of a row made with them)."""
+    """One speech token on a listening unit (a row made without a speech tokenizer, as the benchmark's)."""
     x = next((x for x in row.units if x.decision == Decision.LISTEN), None)
     if x is None or any(y.speech_tokens for y in row.units):
         return None
@@ -364,8 +364,8 @@ def unspoken_one_word_short(row: TrajectoryRow, tts: Any) -> TrajectoryRow | Non
     lang = language(row.language)
     for t in _turns(row):
         a = _attrs(t)
-        rest = lang.words(a.get("unspoken_text") or "")
-        if a.get("interrupted") and rest:
+        rest = lang.words(a.unspoken_text or "")
+        if a.interrupted and rest:
             _set(t, unspoken_text=lang.join(rest[:-1]))
             return row
     return None
@@ -380,15 +380,15 @@ def _floor_before(row: TrajectoryRow, turn: Event) -> Event | None:
 
 
 def _earliest(row: TrajectoryRow, e: Event) -> int:
-    return next_window(_s(row, e.end_s) + _s(row, float(_attrs(e)["eot_s"])), _U(row))
+    return next_window(_s(row, e.end_s) + _s(row, float(_attrs(e).eot_s)), _U(row))
 
 
 def _movable(row: TrajectoryRow, t: Event) -> bool:
     """A turn that can move whole windows with nothing tied to it: uncut, no request, no timer, no overlay."""
     a = _attrs(t)
     tied = [e for e in row.events if e.kind in (EventKind.DELEGATE, EventKind.TIMER, *OVERLAY_KINDS, EventKind.VISUAL)
-            and (_attrs(e).get("turn") == t.id or t.start_s <= e.start_s < t.end_s)]
-    return not a.get("interrupted") and not a.get("cut_by") and not tied and _track(_meta(row), t.id) is not None
+            and (getattr(_attrs(e), "turn", None) == t.id or t.start_s <= e.start_s < t.end_s)]
+    return not a.interrupted and not a.cut_by and not tied and _track(_meta(row), t.id) is not None
 
 
 @_fresh
@@ -397,7 +397,7 @@ def reply_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None
     floor((t_end + eot_s)/u) + 1: the window in which the model can only just know the user finished."""
     for t in _turns(row):
         e = _floor_before(row, t)
-        if e is None or not _movable(row, t) or _attrs(t).get("trigger") != Trigger.USER:
+        if e is None or not _movable(row, t) or _attrs(t).trigger != Trigger.USER:
             continue
         d = (_W(row, t.start_s) - _earliest(row, e) + 1) * _U(row)
         prev = [o for o in _turns(row) if o.end_s <= t.start_s and o.id != t.id]
@@ -414,7 +414,7 @@ def reply_early_user_end_recorded_early(row: TrajectoryRow, tts: Any) -> Traject
     earlier than its words and audio end, so the records alone still satisfy rule 2."""
     for t in _turns(row):
         e = _floor_before(row, t)
-        if e is None or not _movable(row, t) or _attrs(t).get("trigger") != Trigger.USER:
+        if e is None or not _movable(row, t) or _attrs(t).trigger != Trigger.USER:
             continue
         d = (_W(row, t.start_s) - _earliest(row, e) + 1) * _U(row)
         prev = [o for o in _turns(row) if o.end_s <= t.start_s and o.id != t.id]
@@ -501,7 +501,7 @@ def react_unit_one_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     e = _cut_in(row)
     if e is None:
         return None
-    _set(e, react_unit=_attrs(e)["react_unit"] + 1)
+    _set(e, react_unit=_attrs(e).react_unit + 1)
     return row
 
 
@@ -511,13 +511,13 @@ def turn_cut_one_window_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | No
     t = _cut_turn(row)
     if t is None:
         return None
-    _set(t, cut_s=_sec(row, _s(row, _attrs(t)["cut_s"]) + _U(row)))
+    _set(t, cut_s=_sec(row, _s(row, _attrs(t).cut_s) + _U(row)))
     return row
 
 
 def _cut_turn(row: TrajectoryRow) -> Event | None:
-    return next((t for t in _turns(row) if _attrs(t).get("interrupted") and _attrs(t).get("cut_s") is not None
-                 and _attrs(t).get("interruption")), None)
+    return next((t for t in _turns(row) if _attrs(t).interrupted and _attrs(t).cut_s is not None
+                 and _attrs(t).interruption), None)
 
 
 @_fresh
@@ -526,7 +526,7 @@ def turn_ends_one_sample_past_cut(row: TrajectoryRow, tts: Any) -> TrajectoryRow
     t = _cut_turn(row)
     if t is None:
         return None
-    t.end_s = _sec(row, _s(row, _attrs(t)["cut_s"]) + 1)
+    t.end_s = _sec(row, _s(row, _attrs(t).cut_s) + 1)
     return row
 
 
@@ -535,12 +535,12 @@ def natural_turn_marked_cut(row: TrajectoryRow, tts: Any) -> TrajectoryRow | Non
     """A turn nothing interrupted recorded as cut at the start of its last window."""
     for t in _turns(row):
         a = _attrs(t)
-        if a.get("interrupted"):
+        if a.interrupted:
             continue
         cut = _W(row, t.end_s) * row.unit_s
         if cut <= t.start_s:
             continue
-        _set(t, interrupted=True, cut_s=cut, action="discard", truncated=[], fade_s=0.03)
+        _set(t, interrupted=True, cut_s=cut, action=InterruptAction.DISCARD, truncated=[], fade_s=0.03)
         return _rederive(row)
     return None
 
@@ -564,18 +564,18 @@ def turn_ends_at_overlay(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
 
 def _relayed(row: TrajectoryRow) -> Iterator[tuple[Event, Event, Event]]:
     """(backend result, its delegate, its relay turn) of each relayed result."""
-    delegates = {_attrs(d)["task_id"]: d for d in _kind(row, EventKind.DELEGATE)}
+    delegates = {_attrs(d).task_id: d for d in _kind(row, EventKind.DELEGATE)}
     for b in _kind(row, EventKind.BACKEND):
         a = _attrs(b)
-        if a.get("outcome") in RELAYED_OUTCOMES and a.get("relay_turn") and a["task_id"] in delegates:
-            yield b, delegates[a["task_id"]], _event(row, a["relay_turn"])
+        if a.outcome in RELAYED_OUTCOMES and a.relay_turn and a.task_id in delegates:
+            yield b, delegates[a.task_id], _event(row, a.relay_turn)
 
 
 def _delay_result(row: TrajectoryRow, b: Event, d: Event, dn: int) -> None:
     """A result `dn` samples later, its delegate's latency and ready time recording it."""
     _shift(row, b.id, dn)
     da = _attrs(d)
-    _set(d, latency_s=round(float(da.get("latency_s") or 0.0) + _sec(row, dn), 6),
+    _set(d, latency_s=round(float(da.latency_s or 0.0) + _sec(row, dn), 6),
          ready_s=_sec(row, _s(row, b.start_s)))
 
 
@@ -606,13 +606,13 @@ def timer_announced_one_window_early(row: TrajectoryRow, tts: Any) -> Trajectory
     starts one window before floor(t_fire/u) + 1."""
     for e in _kind(row, EventKind.TIMER):
         a = _attrs(e)
-        t = next((t for t in _turns(row) if _attrs(t).get("trigger") == Trigger.TIMER
-                  and _attrs(t).get("ref") == a.get("timer_id")), None)
+        t = next((t for t in _turns(row) if _attrs(t).trigger == Trigger.TIMER
+                  and _attrs(t).ref == a.timer_id), None)
         if t is None:
             continue
         n = _W(row, t.start_s) - next_window(_s(row, e.start_s), _U(row)) + 1
         _shift(row, e.id, n * _U(row))
-        _set(e, seconds=round(float(a["seconds"]) + n * row.unit_s, 6))
+        _set(e, seconds=round(float(a.seconds) + n * row.unit_s, 6))
         return _rederive(row)
     return None
 
@@ -629,7 +629,7 @@ def relay_states_unread_number(row: TrajectoryRow, tts: Any) -> TrajectoryRow | 
     v = RowView(row, None)
     lang = language(row.language)
     for t in _turns(row):
-        if _attrs(t).get("trigger") != Trigger.BACKEND or not _movable_text(row, t):
+        if _attrs(t).trigger != Trigger.BACKEND or not _movable_text(row, t):
             continue
         known: set[str] = set()
         for e in row.events:
@@ -637,7 +637,7 @@ def relay_states_unread_number(row: TrajectoryRow, tts: Any) -> TrajectoryRow | 
                                                                     EventKind.DELEGATE, EventKind.BACKEND,
                                                                     EventKind.TIMER):
                 known |= v.lang.numbers(e.text) | _en_numbers(e.text)
-        text = _attrs(t)["planned_text"]
+        text = _attrs(t).planned_text
         for i, ch in enumerate(text):
             digits = next((d for d in DIGITS if ch in d), None)
             if digits is None:
@@ -657,7 +657,7 @@ def _en_numbers(text: str) -> set[str]:
 
 def _movable_text(row: TrajectoryRow, t: Event) -> bool:
     a = _attrs(t)
-    return not a.get("interrupted") and _track(_meta(row), t.id) is not None
+    return not a.interrupted and _track(_meta(row), t.id) is not None
 
 
 @_fresh
@@ -696,7 +696,7 @@ def question_without_turn_eos(row: TrajectoryRow, tts: Any) -> TrajectoryRow | N
     """An assistant question whose last unit has no turn_eos."""
     lang = language(row.language)
     for t in _turns(row):
-        if _attrs(t).get("interrupted") or not lang.is_question(t.text):
+        if _attrs(t).interrupted or not lang.is_question(t.text):
             continue
         k = (_s(row, t.end_s) - 1) // _U(row) - 1
         if 0 <= k < len(row.units) and row.units[k].turn_eos:
@@ -708,7 +708,7 @@ def question_without_turn_eos(row: TrajectoryRow, tts: Any) -> TrajectoryRow | N
 def _truncated(row: TrajectoryRow) -> tuple[Event, list[Word], dict[str, Any]] | None:
     for t in _turns(row):
         a = _attrs(t)
-        if a.get("interrupted") and a.get("truncated"):
+        if a.interrupted and a.truncated:
             return t, sorted((w for w in row.words if w.event_id == t.id), key=lambda w: w.start_s), a
     return None
 
@@ -720,7 +720,7 @@ def cut_word_one_sample_past_cut(row: TrajectoryRow, tts: Any) -> TrajectoryRow 
     if found is None:
         return None
     _, words, a = found
-    words[a["truncated"][0]["index"]].end_s = _sec(row, _s(row, a["cut_s"]) + 1)
+    words[a.truncated[0].index].end_s = _sec(row, _s(row, a.cut_s) + 1)
     return row
 
 
@@ -731,7 +731,7 @@ def cut_word_not_marked(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     if found is None:
         return None
     t, _, a = found
-    _set(t, truncated=a["truncated"][1:])
+    _set(t, truncated=[x.model_dump() for x in a.truncated[1:]])
     return row
 
 
@@ -741,8 +741,8 @@ def word_starts_at_cut(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     for t in _turns(row):
         a = _attrs(t)
         words = sorted((w for w in row.words if w.event_id == t.id), key=lambda w: w.start_s)
-        if a.get("interrupted") and a.get("cut_s") is not None and words:
-            words[-1].start_s = words[-1].end_s = a["cut_s"]
+        if a.interrupted and a.cut_s is not None and words:
+            words[-1].start_s = words[-1].end_s = a.cut_s
             return _rederive(row)
     return None
 
@@ -769,7 +769,7 @@ def _request(row: TrajectoryRow, text: str, d: Event) -> None:
     old = d.text
     d.text = text
     for x in row.units:
-        if x.delegate == old and x.task_id == _attrs(d).get("task_id"):
+        if x.delegate == old and x.task_id == _attrs(d).task_id:
             x.delegate = text
 
 
@@ -800,7 +800,7 @@ def request_leaks_token(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
 def request_one_unit_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     """A request issued (its event and unit) one unit after the unit that starts its turn."""
     for d in _kind(row, EventKind.DELEGATE):
-        k = _attrs(d).get("unit")
+        k = _attrs(d).unit
         if k is None or k + 1 >= len(row.units):
             continue
         if row.units[k + 1].delegate is None:
@@ -815,8 +815,8 @@ def request_over_budget(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     as compose does) issued one unit later, in the unit that speaks."""
     ms = row_ms_per_step(row.meta)
     for d in _kind(row, EventKind.DELEGATE):
-        k = _attrs(d).get("unit")
-        if k is None or not d.text or _attrs(d).get("turn") is None:
+        k = _attrs(d).unit
+        if k is None or not d.text or _attrs(d).turn is None:
             continue
         if row.units[k].decision == Decision.SPEAK:
             text = d.text
@@ -853,7 +853,7 @@ def result_leaks_token(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
 def relayed_task_marked_cancelled(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     """A task whose result is relayed recorded as cancelled (nothing cancels it)."""
     for _, d, _ in _relayed(row):
-        _set(d, outcome="cancelled")
+        _set(d, outcome=TaskOutcome.CANCELLED)
         return row
     return None
 
@@ -883,7 +883,7 @@ def _snr_draw_off(sign: float) -> Apply:
         n["snr_db"] = round(n["snr_db"] + sign * (SNR_TOLERANCE_DB + STEP_DB), 4)
         _put_meta(row, meta)
         e = _noise_event(row)
-        if e is not None and "snr_db" in _attrs(e):
+        if e is not None:
             _set(e, snr_db=n["snr_db"])
         return row
     side = "above" if sign > 0 else "below"
@@ -958,7 +958,7 @@ def _move_visual(row: TrajectoryRow, e: Event, unit: int) -> None:
 def fact_one_frame_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     """The first frame showing a fact a turn states is the turn's own window's: one frame too late."""
     for e in _kind(row, EventKind.VISUAL):
-        for turn_id in _attrs(e).get("stated_by") or []:
+        for turn_id in _attrs(e).stated_by or []:
             t = next((x for x in _turns(row) if x.id == turn_id), None)
             if t is not None and _W(row, t.start_s) < len(row.units):
                 _move_visual(row, e, _W(row, t.start_s))
@@ -975,7 +975,8 @@ def object_shown_one_frame_late(row: TrajectoryRow, tts: Any) -> TrajectoryRow |
         return None
     names = _object_names(v, {o.label for o in v.scene.objects})
     named = list(_named(v, names))
-    appears = {_attrs(e)["label"]: e for e in _kind(row, EventKind.VISUAL) if _attrs(e).get("change") == "appears"}
+    appears = {_attrs(e).label: e for e in _kind(row, EventKind.VISUAL)
+               if _attrs(e).change == VisualChange.APPEARS}
     for w, label in sorted(named, key=lambda x: x[0].start_s):
         e = appears.get(label)
         if e is not None and _W(row, w.start_s) < len(row.units):
@@ -989,9 +990,9 @@ def change_cut_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow |
     """A change that cut a stale answer first shows in the cut's own window: cut before it was read."""
     for t in _turns(row):
         a = _attrs(t)
-        if a.get("cut_by") and a.get("cut_s") is not None:
-            e = _event(row, a["cut_by"])
-            _move_visual(row, e, _W(row, a["cut_s"]))
+        if a.cut_by and a.cut_s is not None:
+            e = _event(row, a.cut_by)
+            _move_visual(row, e, _W(row, a.cut_s))
             return _rederive(row)
     return None
 
