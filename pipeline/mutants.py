@@ -40,8 +40,9 @@ from schemas.vocab import (OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind,
                            TaskOutcome, Trigger)
 from schemas.windows import next_window, to_samples, unit_samples, window_of, window_start
 
-# The validator's limits a mutant steps just past (pipeline/validate.py; schemas/ once they move there).
-from pipeline.validate import DETECT_RANGE_S, MIN_EOT_S, SNR_TOLERANCE_DB, validate_row
+# The limits a mutant steps just past are the ones validate checks (schemas/thresholds.py).
+from pipeline.validate import validate_row
+from schemas.thresholds import DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
 
 STEP_DB = 0.1   # how far past a level limit a mutant goes
 
@@ -481,7 +482,7 @@ def detect_over_range(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     e = _cut_in(row)
     if e is None:
         return None
-    _set(e, detect_s=round(DETECT_RANGE_S[1] + 0.01, 4))
+    _set(e, detect_s=round(DETECT_MAX_S + 0.01, 4))
     return row
 
 
@@ -491,7 +492,7 @@ def detect_under_range(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
     e = _cut_in(row)
     if e is None:
         return None
-    _set(e, detect_s=round(DETECT_RANGE_S[0] - 0.01, 4))
+    _set(e, detect_s=round(DETECT_MIN_S - 0.01, 4))
     return row
 
 
