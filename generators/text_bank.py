@@ -48,6 +48,7 @@ __all__ = [
     "cancel_ack",
     "cancel_request",
     "cancel_request_text",
+    "cancel_late",
     "distinct_n",
     "domains",
     "draw_background_speech",
@@ -487,6 +488,14 @@ def cancel_ack(rng: np.random.Generator, content: DelegationContent) -> str:
 def cancel_request_text(content: DelegationContent) -> str:
     """The private cancel request sent to the harness."""
     return _delegations(content).cancel_request_text(content.topic)
+
+
+def cancel_late(rng: np.random.Generator, content: DelegationContent) -> tuple[str, str]:
+    """(what is said, the private request) when the user calls a task off after its result came in:
+    "Sure, never mind then. It had just come back, so I'll just drop it." (composition picks it)."""
+    d = _delegations(content)
+    return d.cancel_late_ack(rng, _spec(content), dict(content.slots), content.topic), \
+        d.cancel_late_request_text(content.topic)
 
 
 def undo_content(content: DelegationContent) -> DelegationContent | None:

@@ -28,8 +28,8 @@ from schemas.scene import Change, Scene, VisualChange, VisualCut, visual_event_i
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
-from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, InterruptAction, Role,
-                           TaskOutcome, Trigger, TurnAttr)
+from schemas.vocab import (CANCEL_AFTER_RESULT_ARGS, COMPOSER_ONLY_TURN_ATTRS, DROPPED_OUTCOMES, OVERLAY_KINDS,
+                           RELAYED_OUTCOMES, EventKind, InterruptAction, Role, TaskOutcome, Trigger, TurnAttr)
 from schemas.windows import last_window_of, next_window, unit_samples, units_covering, window_of, window_start
 
 ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
@@ -218,8 +218,9 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
             placed.add(i)
             continue
         j = _next_relay(st, turns, i, placed) if turns[i].trigger == Trigger.BACKEND else i
-        _place_assistant(st, turns[j], user_voice)
-        placed.add(j)
+        relay = _relay_instead(st, turns, j, placed)
+        _place_assistant(st, turns[j], user_voice, turns[relay] if relay is not None else None)
+        placed.update({j} if relay is None else {j, relay})
     _check_outcomes(st)
     for cut in script.scene.cuts if script.scene is not None else ():
         heard = st.placed.turns.get(cut.turn)
@@ -492,22 +493,96 @@ class _Cut:
     truncated: list[TruncatedWord]
 
 
-def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None) -> None:
-    c, f = st.clock, st.floor
-    text = _resolve_text(st, turn)
-    syn = st.speak(text, turn.voice)
+def _timing(st: _State, turn: ScriptTurn) -> tuple[int, int]:
+    """(turn start, the unit that issues its request): a long request is written in a listening unit
+    before the turn (`_listen_to_delegate`). Neither depends on the turn's text."""
+    c = st.clock
     start = _assistant_start(st, turn)
     delegate_unit = window_of(start, c.U) - 1      # the unit that issues the turn's request (if any)
     if turn.delegate is not None and not delegate_fits(turn.delegate.request, c.sec(c.U), speaking=True,
                                                       ms_per_step=st.ms_per_step):
         delegate_unit, start = _listen_to_delegate(st, delegate_unit, start)
-    if turn.trigger == Trigger.USER and f.last_user_end is not None:
+    return start, delegate_unit
+
+
+def _reads_own_result(st: _State, turn: ScriptTurn) -> bool:
+    """Whether the first output unit of a turn that issues a task has read that task's result.
+
+    A long request is written in the listening unit before the turn, so a fast tool's result can be
+    in before the turn's first words: an acknowledgement ("crunching it now") would then be false.
+    """
+    d = turn.delegate
+    if d is None or d.cancels is not None:
+        return False
+    c = st.clock
+    start, delegate_unit = _timing(st, turn)
+    ready = window_start(delegate_unit + 1, c.U) + c.s(d.latency_s)
+    return window_of(ready, c.U) <= window_of(start, c.U) - 1
+
+
+def _relay_instead(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> int | None:
+    """The relay turn an acknowledgement becomes, when the ack's first unit has already read its result.
+
+    Planners cannot know when a result lands; composition can. An acknowledgement that would start
+    after its own task's result is readable says the result instead: the turn keeps its place, its
+    timing and its request, and speaks the (not yet placed) turn that acts on that result. A turn that
+    A retry's turn that has read the retry's result speaks that result too (it still acts on the failure
+    it retried, which the user then never hears about). A relay that issues a request of its own is left as is.
+    """
+    ack = turns[i]
+    if ack.interruption is not None or not _reads_own_result(st, ack):
+        return None
+    assert ack.delegate is not None
+    if ack.trigger == Trigger.TIMER or (ack.trigger == Trigger.BACKEND and ack.delegate.retry_of != ack.ref):
+        return None   # a retry ("asking once more") acts on the failure it retries and may speak the retry's result
+    return next((j for j in range(i + 1, len(turns)) if j not in placed and turns[j].role == Role.ASSISTANT
+                 and turns[j].trigger == Trigger.BACKEND and turns[j].ref == ack.delegate.task_id
+                 and turns[j].delegate is None and turns[j].interruption is None), None)
+
+
+def _cancel_reads_result(st: _State, turn: ScriptTurn, delegate_unit: int) -> bool:
+    """Whether the unit that writes a turn's cancel request has read the cancelled task's result."""
+    d = turn.delegate
+    target = st.tasks.get(d.cancels) if d is not None and d.cancels is not None else None
+    return target is not None and not target.dropped and window_of(target.ready, st.clock.U) <= delegate_unit
+
+
+def _after_result(turn: ScriptTurn) -> ScriptTurn:
+    """The cancel turn as planned for a result already in: nothing is left to stop, so it says so
+    (TurnAttr.AFTER_RESULT_TEXT) and asks the harness to drop the result (CANCEL_AFTER_RESULT_ARGS)."""
+    d = turn.delegate
+    assert d is not None
+    delegate = d.model_copy(update={"request": turn.attrs[TurnAttr.AFTER_RESULT_REQUEST],
+                                    "args": {**d.args, **CANCEL_AFTER_RESULT_ARGS}})
+    return turn.model_copy(update={"text": turn.attrs[TurnAttr.AFTER_RESULT_TEXT], "delegate": delegate})
+
+
+def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None,
+                     says: ScriptTurn | None = None) -> None:
+    """Place `turn`; with `says` (a relay, see `_relay_instead`), the turn at `turn`'s place and timing,
+    issuing `turn`'s request, speaks `says` and acts on its result."""
+    c, f = st.clock, st.floor
+    start, delegate_unit = _timing(st, turn)
+    if _cancel_reads_result(st, turn, delegate_unit) and TurnAttr.AFTER_RESULT_TEXT in turn.attrs:
+        turn = _after_result(turn)
+        start, delegate_unit = _timing(st, turn)
+        if not _cancel_reads_result(st, turn, delegate_unit):
+            raise ScheduleError(f"turn {turn.id}: its after-result request is issued before the result is readable")
+    responds = turn.trigger == Trigger.USER   # an acknowledgement that speaks a relay still answers the user
+    acts_on = [turn.ref] if turn.trigger == Trigger.BACKEND else []
+    if says is not None:
+        turn = says.model_copy(update={"id": turn.id, "delegate": turn.delegate, "lead_s": turn.lead_s,
+                                       "voice": turn.voice, "overlays": turn.overlays})
+    text = _resolve_text(st, turn)
+    syn = st.speak(text, turn.voice)
+    if responds and f.last_user_end is not None:
         st.log.gaps.append(c.sec(start - f.last_user_end))
     out_unit = window_of(start, c.U) - 1            # the unit whose output starts this turn
     issued = window_start(out_unit + 1, c.U)
     tokens = st.lang.words(text)
     fields: dict[str, Any] = dict(trigger=turn.trigger, voice=turn.voice, planned_text=text, interrupted=False,
-                                  unspoken_text="", **turn.attrs)
+                                  unspoken_text="",
+                                  **{k: v for k, v in turn.attrs.items() if k not in COMPOSER_ONLY_TURN_ATTRS})
     if turn.trigger in (Trigger.BACKEND, Trigger.TIMER):
         fields["ref"] = turn.ref
     n_voiced = n_heard = len(tokens)
@@ -550,9 +625,10 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
                  TimerAttrs(timer_id=turn.timer.timer_id, seconds=turn.timer.seconds, label=turn.timer.label,
                             set_s=c.sec(issued), turn=turn.id))
         st.ready[turn.timer.timer_id] = fire
-    if turn.trigger == Trigger.BACKEND and turn.ref in st.tasks:
-        task = st.tasks[turn.ref]
-        task.relay_turn, task.relay_s = turn.id, c.sec(start)
+    for ref in acts_on + ([turn.ref] if turn.trigger == Trigger.BACKEND else []):
+        if ref in st.tasks:
+            task = st.tasks[ref]
+            task.relay_turn, task.relay_s = turn.id, c.sec(start)
     for ov in turn.overlays:
         _place_overlay(st, turn, ov, syn, start, end)
 

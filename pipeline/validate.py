@@ -40,8 +40,8 @@ from schemas.scene import STALE_CHANGES, VisualChange
 from schemas.languages.en import english_numbers
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
-from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, Role,
-                           TaskOutcome, TaskStatus, Trigger)
+from schemas.vocab import (CANCEL_AFTER_RESULT_ARGS, DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision,
+                           EventKind, Role, TaskOutcome, TaskStatus, Trigger)
 from schemas.windows import last_window_at, next_window, to_samples, unit_samples, window_at, window_of, window_start
 
 SNR_TOLERANCE_DB = 0.5
@@ -645,6 +645,10 @@ def task_outcome(v: RowView) -> Iterator[str]:
     delegates = {attrs[e.id].task_id: e for e in v.kind(EventKind.DELEGATE)}
     backends = {attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
     relays = {attrs[t.id].ref: t for t in v.turns if attrs[t.id].trigger == Trigger.BACKEND}
+    for x in delegates.values():   # a retry's turn acts on the failure it retries, even one that says the retry's result
+        retry_turn = v.turn(attrs[x.id].turn)
+        if attrs[x.id].retry_of and retry_turn is not None:
+            relays.setdefault(attrs[x.id].retry_of, retry_turn)
     for task_id, d in delegates.items():
         a = attrs[d.id]
         if a.cancels:
@@ -676,6 +680,50 @@ def task_outcome(v: RowView) -> Iterator[str]:
             yield f"{d.id}: retried, but it did not fail or nothing retries it"
         if outcome == TaskOutcome.FALLBACK and a.status == TaskStatus.OK:
             yield f"{d.id}: fallback answer for a task that succeeded"
+
+
+def _read_at(v: RowView, result: Event, unit: int) -> bool:
+    """Whether unit `unit` has read a backend result (DESIGN §2: readable from the unit of its window on)."""
+    return v.W(result.start_s) <= unit
+
+
+def ack_before_result(v: RowView) -> Iterator[str]:
+    """An acknowledgement is written for what its unit has read: a turn that issues a task and does not
+    itself act on that task's result ("crunching it now") never starts at a unit that has read the result.
+    Its first output unit is W(start) - 1; a long request is written a unit earlier, so a fast result can
+    be in first, and the turn must then say the result. A task whose failure a retry acts on is exempt:
+    the acknowledgement stays true (the retry goes out next, and its turn says so)."""
+    backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
+    for d in v.kind(EventKind.DELEGATE):
+        a = v.attrs[d.id]
+        t, b = v.turn(a.turn), backends.get(a.task_id)
+        if a.cancels or t is None or b is None or a.outcome == TaskOutcome.RETRIED:
+            continue
+        ta = v.attrs[t.id]
+        if ta.trigger == Trigger.BACKEND and ta.ref == a.task_id:
+            continue   # the turn relays its own task's result
+        if _read_at(v, b, v.W(t.start_s) - 1):
+            yield (f"{t.id} acknowledges {a.task_id} from unit {v.W(t.start_s) - 1}, which has read its result "
+                   f"(window {v.W(b.start_s)}): it should say the result")
+
+
+def cancel_after_result(v: RowView) -> Iterator[str]:
+    """A cancel request says what its unit has read: one written after the cancelled task's result was
+    readable asks to drop that result (CANCEL_AFTER_RESULT_ARGS), never to stop a pending task, and one
+    written before it says the task is pending."""
+    backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
+    for d in v.kind(EventKind.DELEGATE):
+        a = v.attrs[d.id]
+        if not a.cancels:
+            continue
+        b = backends.get(a.cancels)
+        read = b is not None and _read_at(v, b, a.unit)
+        late = all(a.args.get(k) == x for k, x in CANCEL_AFTER_RESULT_ARGS.items())
+        if read and not late:
+            yield (f"{d.id}: cancels {a.cancels} as pending from unit {a.unit}, which has read its result "
+                   f"(window {v.W(b.start_s)})")
+        elif late and not read:
+            yield f"{d.id}: asks to drop the result of {a.cancels}, which unit {a.unit} has not read"
 
 
 # ----------------------------------------------------------------------------- acoustics (realism)
@@ -896,6 +944,8 @@ RULES: tuple[Rule, ...] = (
     Rule("delegate_decode_budget", delegate_decode_budget, "a delegate request fits the decode time its unit leaves"),
     Rule("backend_plain", backend_plain, "§1 results carry no protocol token or markdown"),
     Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),
+    Rule("ack_before_result", ack_before_result, "§2 an acknowledgement never starts at a unit that has read its result"),
+    Rule("cancel_after_result", cancel_after_result, "§2 a cancel request says whether its unit has read the result"),
     Rule("no_clipping", no_clipping, "no sample at full scale"),
     Rule("snr_realised", snr_realised, "§5 realised SNRs match the draws within 0.5 dB"),
     Rule("timeline_renders_audio", timeline_renders_audio, "the stored audio is what meta.timeline renders",
