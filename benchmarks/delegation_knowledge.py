@@ -5,18 +5,23 @@ whose first output unit is k = W(start) - 1 has read it iff w <= k. Over planned
 delegation scripts (the real planners and composer, espeak-ng voices; no acoustics, which do not
 move a turn), this prints per family:
 - `ack_read`: acknowledgement turns (a turn that issues a task and does not relay it) whose first
-  unit has read that task's own result ("crunching it now" over a result already in);
+  unit has read that task's own result ("crunching it now" over a result already in): what validate
+  `ack_before_result` refuses;
+- `ack_read_retried`: the same for a failed task that a retry acts on (counted apart from `ack_read`;
+  validate refuses both);
 - `ack_read_other`: acknowledgements whose first unit has read another task's result that no turn
   has relayed yet (for the record: the ack is still true of its own task);
-- `cancel_read`: cancel requests issued at a unit that has read the cancelled task's result;
-- `cancel_pending_text`: of those, ones whose request still says the task is pending.
+- `calloff_read`: call-offs (a cancel request, or the undo of a booking) written at a unit that has
+  read the target's result;
+- `calloff_pending`: of those, ones written as if the target were pending (no `after_result`
+  variant: "Cancel the pending request ...", "in case it already went in"): what validate
+  `cancel_after_result` refuses.
 
 Usage: python3 -m benchmarks.delegation_knowledge --num 200 --language en [--scenario ...] [--show 3]
 """
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from typing import Any
 
@@ -24,8 +29,12 @@ from generators.registry import plan_trajectory
 from pipeline.compose import compose
 from pipeline.tts import EspeakBackend
 from schemas.config import ESPEAK_CAST, RunConfig, VoicesConfig
+from schemas.attrs import DelegateAttrs
+from schemas.trajectory import attrs_of
+from schemas.vocab import RELAYED_OUTCOMES, EventKind, TaskOutcome, Trigger
 from schemas.windows import window_at
 
+COUNTS = ("ack_read", "ack_read_retried", "ack_read_other", "calloff_read", "calloff_pending")
 FAMILIES = ("delegation", "delegation_multi", "delegation_cancel", "delegation_revise", "delegation_failure")
 
 
@@ -34,47 +43,53 @@ def knowledge_counts(events: list[Any], unit_s: float, sr: int) -> dict[str, lis
     def W(t: float) -> int:
         return window_at(t, unit_s, sr)
 
-    attrs = {e.id: json.loads(e.attrs) if isinstance(e.attrs, str) else e.attrs.model_dump() for e in events}
-    turns = {e.id: e for e in events if e.kind == "assistant_turn"}
-    backends = {attrs[e.id]["task_id"]: e for e in events if e.kind == "backend"}
-    out: dict[str, list[str]] = {"ack_read": [], "ack_read_other": [], "cancel_read": [], "cancel_pending_text": []}
-    for d in (e for e in events if e.kind == "delegate"):
+    attrs: dict[str, Any] = {e.id: attrs_of(e) for e in events}
+    turns = {e.id: e for e in events if e.kind == EventKind.ASSISTANT_TURN}
+    backends = {attrs[e.id].task_id: e for e in events if e.kind == EventKind.BACKEND}
+    out: dict[str, list[str]] = {k: [] for k in COUNTS}
+    for d in (e for e in events if e.kind == EventKind.DELEGATE):
         a = attrs[d.id]
-        t = turns.get(a["turn"])
+        t = turns.get(a.turn)
         if t is None:
             continue
         k = W(t.start_s) - 1
-        if a.get("cancels"):
-            b = backends.get(a["cancels"])
-            if b is not None and W(b.start_s) <= a["unit"]:
-                out["cancel_read"].append(d.id)
-                if "pending" in d.text.lower() or "还没" in d.text or "正在" in d.text:
-                    out["cancel_pending_text"].append(d.id)
-            continue
+        target = a.cancels or (a.supersedes if a.outcome != TaskOutcome.REVISED else None)
+        if target:
+            b = backends.get(target)
+            if b is not None and W(b.start_s) <= a.unit:
+                out["calloff_read"].append(d.id)
+                if not a.after_result:
+                    out["calloff_pending"].append(d.id)
+            if a.cancels:
+                continue
         ta = attrs[t.id]
-        if ta.get("trigger") == "backend" and ta.get("ref") == a["task_id"]:
+        if ta.trigger == Trigger.BACKEND and ta.ref == a.task_id:
             continue   # the turn relays its own task
-        b = backends.get(a["task_id"])
+        b = backends.get(a.task_id)
         if b is not None and W(b.start_s) <= k:
-            out["ack_read"].append(t.id)
+            out["ack_read_retried" if a.outcome == TaskOutcome.RETRIED else "ack_read"].append(t.id)
         for tid, ob in backends.items():
             oa = attrs[ob.id]
-            relay = turns.get(oa.get("relay_turn") or "")
-            if tid != a["task_id"] and W(ob.start_s) <= k and (relay is None or relay.start_s > t.start_s) \
-                    and oa.get("outcome") in ("relayed", "revised", "fallback", "retried"):
+            relay = turns.get(oa.relay_turn or "")
+            if tid != a.task_id and W(ob.start_s) <= k and (relay is None or relay.start_s > t.start_s) \
+                    and oa.outcome in RELAYED_OUTCOMES:
                 out["ack_read_other"].append(t.id)
                 break
     return out
 
 
+SHOWN = (EventKind.USER_TURN, EventKind.ASSISTANT_TURN, EventKind.DELEGATE, EventKind.BACKEND, EventKind.INTERRUPTION)
+
+
 def show(script: Any, events: list[Any]) -> str:
     lines = [f"    --- {script.scenario} seed {script.seed} ({script.language})"]
     for e in sorted(events, key=lambda e: (e.start_s, e.id)):
-        if e.kind in ("user_turn", "assistant_turn", "delegate", "backend", "interruption"):
+        if e.kind in SHOWN:
             extra = ""
-            if e.kind in ("delegate", "backend"):
-                a = json.loads(e.attrs) if isinstance(e.attrs, str) else e.attrs.model_dump()
-                extra = f" tool={a.get('tool')!r} task={a.get('task_id')}"
+            if e.kind in (EventKind.DELEGATE, EventKind.BACKEND):
+                a = attrs_of(e)
+                late = isinstance(a, DelegateAttrs) and a.after_result
+                extra = f" tool={a.tool!r} task={a.task_id}" + (" (after the result)" if late else "")
             lines.append(f"    {e.start_s:6.2f}-{e.end_s:6.2f} {e.kind}: {e.text}{extra}")
     return "\n".join(lines)
 
@@ -103,8 +118,7 @@ def main() -> None:
                     shown[name] += 1
                     print(f"[{name}] {ids}\n{show(script, tl.events)}")
         print(f"{args.language} {fam}: {args.num} sessions; sessions with " +
-              ", ".join(f"{k} {counts[k]}" for k in ("ack_read", "ack_read_other", "cancel_read",
-                                                     "cancel_pending_text")), flush=True)
+              ", ".join(f"{k} {counts[k]}" for k in COUNTS), flush=True)
 
 
 if __name__ == "__main__":

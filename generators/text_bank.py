@@ -76,6 +76,7 @@ __all__ = [
     "split_sentences",
     "undo_ack",
     "undo_content",
+    "undo_late",
     "undo_done",
 ]
 
@@ -496,6 +497,14 @@ def cancel_late(rng: np.random.Generator, content: DelegationContent) -> tuple[s
     d = _delegations(content)
     return d.cancel_late_ack(rng, _spec(content), dict(content.slots), content.topic), \
         d.cancel_late_request_text(content.topic)
+
+
+def undo_late(rng: np.random.Generator, content: DelegationContent) -> tuple[str, str]:
+    """(what is said, the private request) for the undo of ``content`` once its result is in: the booking
+    is known to be there ("it's already in, so I'm having it removed"; composition picks it)."""
+    d = _delegations(content)
+    return d.undo_late_ack(rng, _spec(content), dict(content.slots), content.topic), \
+        d.undo_late_request_text(content.topic)
 
 
 def undo_content(content: DelegationContent) -> DelegationContent | None:

@@ -28,7 +28,7 @@ from schemas.scene import Change, Scene, VisualChange, VisualCut, visual_event_i
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
-from schemas.vocab import (CANCEL_AFTER_RESULT_ARGS, COMPOSER_ONLY_TURN_ATTRS, DROPPED_OUTCOMES, OVERLAY_KINDS,
+from schemas.vocab import (COMPOSER_ONLY_TURN_ATTRS, DROPPED_OUTCOMES, OVERLAY_KINDS,
                            RELAYED_OUTCOMES, EventKind, InterruptAction, Role, TaskOutcome, Trigger, TurnAttr)
 from schemas.windows import last_window_of, next_window, unit_samples, units_covering, window_of, window_start
 
@@ -139,6 +139,7 @@ class _Task:
     cancelled_by: str | None = None
     cancelled_s: float | None = None
     superseded_by: str | None = None
+    after_result: bool = False        # a call-off written after its target's result was readable
 
     def later(self) -> dict[str, Any]:
         """The attrs later turns gave it (only those set: absent keys stay absent in the row)."""
@@ -218,9 +219,13 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
             placed.add(i)
             continue
         j = _next_relay(st, turns, i, placed) if turns[i].trigger == Trigger.BACKEND else i
-        relay = _relay_instead(st, turns, j, placed)
-        _place_assistant(st, turns[j], user_voice, turns[relay] if relay is not None else None)
-        placed.update({j} if relay is None else {j, relay})
+        says = _relay_instead(st, turns, j, placed)
+        _place_assistant(st, turns[j], user_voice, turns[says] if says is not None else None)
+        placed.add(j)
+        if says is not None and turns[says].delegate is not None:   # a retry: it says the acknowledgement
+            turns[says] = turns[says].model_copy(update={"text": turns[j].text})
+        elif says is not None:
+            placed.add(says)
     _check_outcomes(st)
     for cut in script.scene.cuts if script.scene is not None else ():
         heard = st.placed.turns.get(cut.turn)
@@ -521,39 +526,47 @@ def _reads_own_result(st: _State, turn: ScriptTurn) -> bool:
 
 
 def _relay_instead(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> int | None:
-    """The relay turn an acknowledgement becomes, when the ack's first unit has already read its result.
+    """The turn an acknowledgement speaks instead, when the ack's first unit has already read its result.
 
     Planners cannot know when a result lands; composition can. An acknowledgement that would start
-    after its own task's result is readable says the result instead: the turn keeps its place, its
-    timing and its request, and speaks the (not yet placed) turn that acts on that result. A turn that
-    A retry's turn that has read the retry's result speaks that result too (it still acts on the failure
-    it retried, which the user then never hears about). A relay that issues a request of its own is left as is.
+    after its own task's result is readable says what acts on that result instead: the turn keeps its
+    place, its timing and its request, and speaks the (not yet placed) turn that acts on the result.
+    That is the relay (or fallback) of the task, which is then placed; or, for a failure a retry acts
+    on, the retry's line ("the search stumbled, so I'm asking once more"), and the retry's own turn,
+    still to come and still issuing the retry, says the acknowledgement in its place (the caller swaps
+    the texts). A retry's turn that has read the retry's result speaks that result (it still acts on
+    the failure it retried, which the user then never hears about).
     """
     ack = turns[i]
     if ack.interruption is not None or not _reads_own_result(st, ack):
         return None
     assert ack.delegate is not None
     if ack.trigger == Trigger.TIMER or (ack.trigger == Trigger.BACKEND and ack.delegate.retry_of != ack.ref):
-        return None   # a retry ("asking once more") acts on the failure it retries and may speak the retry's result
-    return next((j for j in range(i + 1, len(turns)) if j not in placed and turns[j].role == Role.ASSISTANT
-                 and turns[j].trigger == Trigger.BACKEND and turns[j].ref == ack.delegate.task_id
-                 and turns[j].delegate is None and turns[j].interruption is None), None)
+        return None
+    task = ack.delegate.task_id
+    acting = [j for j in range(i + 1, len(turns)) if j not in placed and turns[j].role == Role.ASSISTANT
+              and turns[j].trigger == Trigger.BACKEND and turns[j].ref == task and turns[j].interruption is None]
+    relay = next((j for j in acting if turns[j].delegate is None), None)
+    retry = next((j for j in acting if turns[j].delegate is not None and turns[j].delegate.retry_of == task), None)
+    return relay if relay is not None else retry
 
 
-def _cancel_reads_result(st: _State, turn: ScriptTurn, delegate_unit: int) -> bool:
-    """Whether the unit that writes a turn's cancel request has read the cancelled task's result."""
+def _calls_off_read_result(st: _State, turn: ScriptTurn, delegate_unit: int) -> bool:
+    """Whether a call-off turn (one planned with an after-result variant: a cancel, or the undo of a
+    booking) writes its request at a unit that has read the result of the task it calls off."""
     d = turn.delegate
-    target = st.tasks.get(d.cancels) if d is not None and d.cancels is not None else None
+    if d is None or TurnAttr.AFTER_RESULT_TEXT not in turn.attrs:
+        return False
+    target = st.tasks.get(d.cancels or d.supersedes or "")
     return target is not None and not target.dropped and window_of(target.ready, st.clock.U) <= delegate_unit
 
 
 def _after_result(turn: ScriptTurn) -> ScriptTurn:
-    """The cancel turn as planned for a result already in: nothing is left to stop, so it says so
-    (TurnAttr.AFTER_RESULT_TEXT) and asks the harness to drop the result (CANCEL_AFTER_RESULT_ARGS)."""
+    """The call-off turn as planned for a result already in: it says the result is in
+    (TurnAttr.AFTER_RESULT_TEXT) and its request says so (TurnAttr.AFTER_RESULT_REQUEST)."""
     d = turn.delegate
     assert d is not None
-    delegate = d.model_copy(update={"request": turn.attrs[TurnAttr.AFTER_RESULT_REQUEST],
-                                    "args": {**d.args, **CANCEL_AFTER_RESULT_ARGS}})
+    delegate = d.model_copy(update={"request": turn.attrs[TurnAttr.AFTER_RESULT_REQUEST]})
     return turn.model_copy(update={"text": turn.attrs[TurnAttr.AFTER_RESULT_TEXT], "delegate": delegate})
 
 
@@ -563,10 +576,11 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None,
     issuing `turn`'s request, speaks `says` and acts on its result."""
     c, f = st.clock, st.floor
     start, delegate_unit = _timing(st, turn)
-    if _cancel_reads_result(st, turn, delegate_unit) and TurnAttr.AFTER_RESULT_TEXT in turn.attrs:
+    after_result = _calls_off_read_result(st, turn, delegate_unit)
+    if after_result:
         turn = _after_result(turn)
         start, delegate_unit = _timing(st, turn)
-        if not _cancel_reads_result(st, turn, delegate_unit):
+        if not _calls_off_read_result(st, turn, delegate_unit):
             raise ScheduleError(f"turn {turn.id}: its after-result request is issued before the result is readable")
     responds = turn.trigger == Trigger.USER   # an acknowledgement that speaks a relay still answers the user
     acts_on = [turn.ref] if turn.trigger == Trigger.BACKEND else []
@@ -619,6 +633,7 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None,
 
     if turn.delegate is not None:
         _place_delegate(st, turn, turn.delegate, window_start(delegate_unit + 1, c.U), delegate_unit)
+        st.tasks[turn.delegate.task_id].after_result = after_result
     if turn.timer is not None:
         fire = issued + c.s(turn.timer.seconds)
         st.event(turn.timer.timer_id, EventKind.TIMER, Role.HARNESS, fire, fire, turn.timer.label,
@@ -802,6 +817,15 @@ def _place_delegate(st: _State, turn: ScriptTurn, d: Delegation, issued: int, ou
         old.superseded_by = d.task_id
 
 
+def _delegate_attrs(task: _Task, **fields: Any) -> DelegateAttrs:
+    """A delegate's attrs; `after_result` is set only where it holds (absent keys stay absent, so other
+    rows keep their bytes)."""
+    attrs = DelegateAttrs(**fields)
+    if task.after_result:
+        attrs.after_result = True
+    return attrs
+
+
 def _task_events(c: _Clock, task_id: str, task: _Task) -> list[Event]:
     """A task's delegate event and (unless it was dropped) its backend event, from the final ledger."""
     d = task.plan
@@ -810,14 +834,14 @@ def _task_events(c: _Clock, task_id: str, task: _Task) -> list[Event]:
     if d.cancels is not None:
         shared.update(task.later())
         return [make_event(f"{task_id}.delegate", EventKind.DELEGATE, Role.ASSISTANT, c.sec(task.issued),
-                           c.sec(task.issued), d.request, DelegateAttrs(unit=task.unit, cancels=d.cancels, **shared))]
+                           c.sec(task.issued), d.request, _delegate_attrs(task, unit=task.unit, cancels=d.cancels, **shared))]
     shared.update(ready_s=c.sec(task.ready), latency_s=c.sec(task.ready - task.issued), status=d.status)
     for key in ("supersedes", "retry_of"):
         if getattr(d, key) is not None:
             shared[key] = getattr(d, key)
     shared.update(task.later())
     out = [make_event(f"{task_id}.delegate", EventKind.DELEGATE, Role.ASSISTANT, c.sec(task.issued),
-                      c.sec(task.issued), d.request, DelegateAttrs(unit=task.unit, **shared))]
+                      c.sec(task.issued), d.request, _delegate_attrs(task, unit=task.unit, **shared))]
     if not task.dropped:
         out.append(make_event(f"{task_id}.backend", EventKind.BACKEND, Role.HARNESS, c.sec(task.ready),
                               c.sec(task.ready), d.result, BackendAttrs(**shared)))

@@ -40,7 +40,7 @@ from schemas.scene import STALE_CHANGES, VisualChange
 from schemas.languages.en import english_numbers
 from schemas.timeline import ANSWER_ROOM_S, HEARD_FRACTION, META_KEY, TimelineSpec
 from schemas.trajectory import Event, TrajectoryRow, attrs_of
-from schemas.vocab import (CANCEL_AFTER_RESULT_ARGS, DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision,
+from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, Decision,
                            EventKind, Role, TaskOutcome, TaskStatus, Trigger)
 from schemas.windows import last_window_at, next_window, to_samples, unit_samples, window_at, window_of, window_start
 
@@ -691,13 +691,13 @@ def ack_before_result(v: RowView) -> Iterator[str]:
     """An acknowledgement is written for what its unit has read: a turn that issues a task and does not
     itself act on that task's result ("crunching it now") never starts at a unit that has read the result.
     Its first output unit is W(start) - 1; a long request is written a unit earlier, so a fast result can
-    be in first, and the turn must then say the result. A task whose failure a retry acts on is exempt:
-    the acknowledgement stays true (the retry goes out next, and its turn says so)."""
+    be in first, and the turn must then act on it (say the result, the failure, or the retry).
+    A turn that issues a retry and says the retry's result acts on both tasks."""
     backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
     for d in v.kind(EventKind.DELEGATE):
         a = v.attrs[d.id]
         t, b = v.turn(a.turn), backends.get(a.task_id)
-        if a.cancels or t is None or b is None or a.outcome == TaskOutcome.RETRIED:
+        if a.cancels or t is None or b is None:
             continue
         ta = v.attrs[t.id]
         if ta.trigger == Trigger.BACKEND and ta.ref == a.task_id:
@@ -708,22 +708,23 @@ def ack_before_result(v: RowView) -> Iterator[str]:
 
 
 def cancel_after_result(v: RowView) -> Iterator[str]:
-    """A cancel request says what its unit has read: one written after the cancelled task's result was
-    readable asks to drop that result (CANCEL_AFTER_RESULT_ARGS), never to stop a pending task, and one
-    written before it says the task is pending."""
+    """A call-off says what its unit has read. A cancel request, or the undo of a booking (a request that
+    supersedes a task without revising it), written after the target's result was readable is the
+    after-result variant (`after_result`: "it came in, I'll set it aside"; "it's already in, so I'm
+    having it removed"), never "cancel the pending request"; one written before is not."""
     backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
     for d in v.kind(EventKind.DELEGATE):
         a = v.attrs[d.id]
-        if not a.cancels:
+        target = a.cancels or (a.supersedes if a.outcome != TaskOutcome.REVISED else None)
+        if not target:
             continue
-        b = backends.get(a.cancels)
+        b = backends.get(target)
         read = b is not None and _read_at(v, b, a.unit)
-        late = all(a.args.get(k) == x for k, x in CANCEL_AFTER_RESULT_ARGS.items())
-        if read and not late:
-            yield (f"{d.id}: cancels {a.cancels} as pending from unit {a.unit}, which has read its result "
+        if read and not a.after_result:
+            yield (f"{d.id}: calls off {target} as pending from unit {a.unit}, which has read its result "
                    f"(window {v.W(b.start_s)})")
-        elif late and not read:
-            yield f"{d.id}: asks to drop the result of {a.cancels}, which unit {a.unit} has not read"
+        elif a.after_result and not read:
+            yield f"{d.id}: says the result of {target} is in, which unit {a.unit} has not read"
 
 
 # ----------------------------------------------------------------------------- acoustics (realism)

@@ -349,19 +349,20 @@ def ack_at_its_limit(g) -> tuple[TrajectoryRow, object, object]:
     raise AssertionError("no delegation row in 39 seeds whose result lands in its acknowledgement's first window")
 
 
-def late_cancel(g, at_limit: bool) -> tuple[TrajectoryRow, object, object]:
-    """(row, cancel delegate, cancelled task's backend) of a cancel written after the result was readable;
-    `at_limit`: the result lands in the window of the cancel's own unit."""
+def late_cancel(g, at_limit: bool, key: str = "cancels") -> tuple[TrajectoryRow, object, object]:
+    """(row, call-off delegate, its target's backend) of a call-off written after the result was readable:
+    a cancel (`key` "cancels") or the undo of a booking ("supersedes"); `at_limit`: the result lands in
+    the window of the call-off's own unit."""
     for seed in range(0, 60):
         try:
             row = g.row("delegation_cancel", seed)
         except FixtureRowInvalid:   # a row another rule refuses is no fixture (its content is not this test's)
             continue
-        c = next((e for e in row.events if e.kind == "delegate" and attrs(e).get("cancels")), None)
-        b = c and next((e for e in row.events if e.kind == "backend" and attrs(e)["task_id"] == attrs(c)["cancels"]),
+        c = next((e for e in row.events if e.kind == "delegate" and attrs(e).get(key)), None)
+        b = c and next((e for e in row.events if e.kind == "backend" and attrs(e)["task_id"] == attrs(c)[key]),
                        None)
         if b is not None and (not at_limit or window(row, b.start_s) == attrs(c)["unit"]):
-            assert attrs(c)["args"].get("result") == "received"
+            assert attrs(c).get("after_result") is True
             return row, c, b
     raise AssertionError("no delegation_cancel row in 60 seeds whose cancel follows its result"
                          + (" in the same window" if at_limit else ""))
@@ -378,8 +379,17 @@ def m_ack_before_result(g):
 def m_cancel_after_result(g):
     # the cancel as the old generator wrote it: "the pending request", for a result its unit has read
     row, c, _ = late_cancel(g, at_limit=False)
-    set_attrs(row, c.id, args={"task": attrs(c)["cancels"]})
+    set_attrs(row, c.id, after_result=None)
     return row, {"cancel_after_result"}
+
+
+def test_cancel_after_result_refuses_an_undo_written_as_if_the_booking_were_pending(generated):
+    """The undo of a booking whose confirmation its unit has read, as the old generator wrote it ("in case
+    it already went in"): no after-result variant."""
+    row, c, _ = late_cancel(generated, at_limit=False, key="supersedes")
+    assert fired(row) == set()
+    set_attrs(row, c.id, after_result=None)
+    assert fired(row) == {"cancel_after_result"}
 
 
 def test_cancel_after_result_refuses_a_drop_one_window_before_the_result(generated):
