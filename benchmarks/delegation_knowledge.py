@@ -18,6 +18,7 @@ move a turn), this prints per family:
   `cancel_after_result` refuses.
 
 Usage: python3 -m benchmarks.delegation_knowledge --num 200 --language en [--scenario ...] [--show 3]
+       python3 -m benchmarks.delegation_knowledge --rows OUT_DIR [--show 3]   (a generated dataset's rows)
 """
 from __future__ import annotations
 
@@ -81,8 +82,8 @@ def knowledge_counts(events: list[Any], unit_s: float, sr: int) -> dict[str, lis
 SHOWN = (EventKind.USER_TURN, EventKind.ASSISTANT_TURN, EventKind.DELEGATE, EventKind.BACKEND, EventKind.INTERRUPTION)
 
 
-def show(script: Any, events: list[Any]) -> str:
-    lines = [f"    --- {script.scenario} seed {script.seed} ({script.language})"]
+def show(title: str, events: list[Any]) -> str:
+    lines = [f"    --- {title}"]
     for e in sorted(events, key=lambda e: (e.start_s, e.id)):
         if e.kind in SHOWN:
             extra = ""
@@ -101,7 +102,11 @@ def main() -> None:
     ap.add_argument("--scenario", nargs="+", default=list(FAMILIES))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--show", type=int, default=0, help="print this many offending sessions per count")
+    ap.add_argument("--rows", help="count over the rows of this generated dataset instead of composing")
     args = ap.parse_args()
+    if args.rows:
+        count_rows(args.rows, args.show)
+        return
     cfg = RunConfig.model_validate({**RunConfig(seed=args.seed, voices=VoicesConfig(cast=ESPEAK_CAST))
                                     .model_dump(mode="json"), "language": args.language})
     tts = EspeakBackend()
@@ -116,9 +121,32 @@ def main() -> None:
                 counts[name] += bool(ids)
                 if ids and shown[name] < args.show:
                     shown[name] += 1
-                    print(f"[{name}] {ids}\n{show(script, tl.events)}")
+                    print(f"[{name}] {ids}\n{show(f'{fam} seed {script.seed} ({script.language})', tl.events)}")
         print(f"{args.language} {fam}: {args.num} sessions; sessions with " +
               ", ".join(f"{k} {counts[k]}" for k in COUNTS), flush=True)
+
+
+def count_rows(root: str, show_n: int) -> None:
+    """The same counts over a generated dataset's rows (events as stored), per (language, scenario)."""
+    from jobs.dataset_reader import DatasetReader
+    from schemas.trajectory import Event
+
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    shown: Counter[str] = Counter()
+    cols = ["id", "scenario", "language", "unit_s", "sample_rate", "events"]
+    for r in DatasetReader(root).iter_rows(columns=cols):
+        events = [Event.model_validate(e) for e in r["events"]]
+        found = knowledge_counts(events, r["unit_s"], r["sample_rate"])
+        c = counts.setdefault((r["language"], r["scenario"]), Counter())
+        c["rows"] += 1
+        for name, ids in found.items():
+            c[name] += bool(ids)
+            if ids and shown[name] < show_n:
+                shown[name] += 1
+                title = f"{r['id']} {r['scenario']}"
+                print(f"[{name}] {ids}\n{show(title, events)}")
+    for (lang, fam), c in sorted(counts.items()):
+        print(f"{lang} {fam}: {c['rows']} rows; rows with " + ", ".join(f"{k} {c[k]}" for k in COUNTS), flush=True)
 
 
 if __name__ == "__main__":
