@@ -213,19 +213,12 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
             continue
         if turns[i].role == Role.USER:
             while due := _relays_due_before_user(st, turns, i, placed):   # results go out at the first pause
-                _place_assistant(st, turns[due[0]], user_voice)
-                placed.add(due[0])
+                _place_turn(st, turns, due[0], placed, user_voice)
             _place_user(st, turns[i], script.lead_in_s)
             placed.add(i)
             continue
-        j = _next_relay(st, turns, i, placed) if turns[i].trigger == Trigger.BACKEND else i
-        says = _relay_instead(st, turns, j, placed)
-        _place_assistant(st, turns[j], user_voice, turns[says] if says is not None else None)
-        placed.add(j)
-        if says is not None and turns[says].delegate is not None:   # a retry: it says the acknowledgement
-            turns[says] = turns[says].model_copy(update={"text": turns[j].text})
-        elif says is not None:
-            placed.add(says)
+        _place_turn(st, turns, _next_relay(st, turns, i, placed) if turns[i].trigger == Trigger.BACKEND else i,
+                    placed, user_voice)
     _check_outcomes(st)
     for cut in script.scene.cuts if script.scene is not None else ():
         heard = st.placed.turns.get(cut.turn)
@@ -523,6 +516,33 @@ def _reads_own_result(st: _State, turn: ScriptTurn) -> bool:
     start, delegate_unit = _timing(st, turn)
     ready = window_start(delegate_unit + 1, c.U) + c.s(d.latency_s)
     return window_of(ready, c.U) <= window_of(start, c.U) - 1
+
+
+def _place_turn(st: _State, turns: list[ScriptTurn], j: int, placed: set[int], user_voice: VoiceSpec | None) -> None:
+    """Place assistant turn j, speaking what acts on its own result if its first unit has read it
+    (`_relay_instead`); `turns` and `placed` record what that used up. Results are relayed in the order
+    they became readable: one that came in before the turn's own is relayed first."""
+    says = _relay_instead(st, turns, j, placed)
+    while says is not None and turns[says].delegate is None and (k := _relay_ready_before(st, turns, j, placed)):
+        _place_turn(st, turns, k, placed, user_voice)
+        says = _relay_instead(st, turns, j, placed)
+    _place_assistant(st, turns[j], user_voice, turns[says] if says is not None else None)
+    placed.add(j)
+    if says is not None and turns[says].delegate is not None:   # a retry: it says the acknowledgement
+        turns[says] = turns[says].model_copy(update={"text": turns[j].text})
+    elif says is not None:
+        placed.add(says)
+
+
+def _relay_ready_before(st: _State, turns: list[ScriptTurn], j: int, placed: set[int]) -> int | None:
+    """The unplaced relay whose result is readable first, if it came in before turn j's own task's result."""
+    d, c = turns[j].delegate, st.clock
+    assert d is not None
+    _, delegate_unit = _timing(st, turns[j])
+    own = window_start(delegate_unit + 1, c.U) + c.s(d.latency_s)
+    waiting = [k for k in range(len(turns)) if k not in placed and k != j and turns[k].role == Role.ASSISTANT
+               and turns[k].trigger == Trigger.BACKEND and turns[k].ref in st.ready and st.ready[turns[k].ref or ""] < own]
+    return min(waiting, key=lambda k: (st.ready[turns[k].ref or ""], k), default=None)
 
 
 def _relay_instead(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> int | None:
