@@ -64,8 +64,8 @@ def knowledge_counts(events: list[Any], unit_s: float, sr: int) -> dict[str, lis
             if a.cancels:
                 continue
         ta = attrs[t.id]
-        if ta.trigger == Trigger.BACKEND and ta.ref == a.task_id:
-            continue   # the turn relays its own task
+        if ta.trigger == Trigger.BACKEND and a.retry_of != ta.ref:
+            continue   # the turn relays a result (validate ack_before_result)
         b = backends.get(a.task_id)
         if b is not None and W(b.start_s) <= k:
             out["ack_read_retried" if a.outcome == TaskOutcome.RETRIED else "ack_read"].append(t.id)

@@ -521,10 +521,14 @@ def _reads_own_result(st: _State, turn: ScriptTurn) -> bool:
 def _place_turn(st: _State, turns: list[ScriptTurn], j: int, placed: set[int], user_voice: VoiceSpec | None) -> None:
     """Place assistant turn j, speaking what acts on its own result if its first unit has read it
     (`_relay_instead`); `turns` and `placed` record what that used up. Results are relayed in the order
-    they became readable: one that came in before the turn's own is relayed first."""
+    they became readable: if one came in before the turn's own, the turn (still issuing its request
+    where it was due) relays that one, and its own relay follows in turn."""
     says = _relay_instead(st, turns, j, placed)
     while says is not None and turns[says].delegate is None and (k := _relay_ready_before(st, turns, j, placed)):
-        _place_turn(st, turns, k, placed, user_voice)
+        if turns[k].delegate is None:
+            says = k
+            break
+        _place_turn(st, turns, k, placed, user_voice)   # a retry waiting first: it goes out first
         says = _relay_instead(st, turns, j, placed)
     _place_assistant(st, turns[j], user_voice, turns[says] if says is not None else None)
     placed.add(j)

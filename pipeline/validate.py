@@ -688,11 +688,12 @@ def _read_at(v: RowView, result: Event, unit: int) -> bool:
 
 
 def ack_before_result(v: RowView) -> Iterator[str]:
-    """An acknowledgement is written for what its unit has read: a turn that issues a task and does not
-    itself act on that task's result ("crunching it now") never starts at a unit that has read the result.
-    Its first output unit is W(start) - 1; a long request is written a unit earlier, so a fast result can
-    be in first, and the turn must then act on it (say the result, the failure, or the retry).
-    A turn that issues a retry and says the retry's result acts on both tasks."""
+    """An acknowledgement is written for what its unit has read: a turn that issues a task and relays no
+    result ("crunching it now"; a retry's "asking once more" relays only the failure it retries) never
+    starts at a unit that has read that task's result. Its first output unit is W(start) - 1; a long
+    request is written a unit earlier, so a fast result can be in first, and the turn must then act on a
+    result instead: its own (the relay, the failure, the retry's line), or one that came in before it
+    (relayed in order; its own follows)."""
     backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
     for d in v.kind(EventKind.DELEGATE):
         a = v.attrs[d.id]
@@ -700,8 +701,8 @@ def ack_before_result(v: RowView) -> Iterator[str]:
         if a.cancels or t is None or b is None:
             continue
         ta = v.attrs[t.id]
-        if ta.trigger == Trigger.BACKEND and ta.ref == a.task_id:
-            continue   # the turn relays its own task's result
+        if ta.trigger == Trigger.BACKEND and a.retry_of != ta.ref:
+            continue   # the turn relays a result (its own task's, or one that came in before it)
         if _read_at(v, b, v.W(t.start_s) - 1):
             yield (f"{t.id} acknowledges {a.task_id} from unit {v.W(t.start_s) - 1}, which has read its result "
                    f"(window {v.W(b.start_s)}): it should say the result")
