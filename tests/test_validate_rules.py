@@ -407,6 +407,24 @@ def test_cancel_after_result_refuses_a_drop_one_window_before_the_result(generat
     assert fired(row) == {"cancel_after_result", "task_outcome"}
 
 
+def test_ack_before_result_refuses_a_retry_line_over_the_retry_s_result(generated):
+    """A retry's turn ("asking once more") relays only the failure it retries: with the retry's result
+    moved into the window of its first unit, it is an acknowledgement over a result already in."""
+    for seed in range(0, 60):
+        row = generated.row("delegation_failure", seed)
+        for d in (e for e in row.events if e.kind == "delegate" and attrs(e).get("retry_of")):
+            a, turn = attrs(d), event(row, attrs(d)["turn"])
+            b = next((e for e in row.events if e.kind == "backend" and attrs(e)["task_id"] == a["task_id"]), None)
+            first = window(row, turn.start_s) - 1
+            if (b is not None and attrs(turn).get("ref") == a["retry_of"] and a["unit"] == first - 1
+                    and window(row, b.start_s) > first):
+                assert fired(row) == set()
+                move_result(row, b, first - window(row, b.start_s))
+                assert fired(row) == {"ack_before_result"}
+                return
+    raise AssertionError("no delegation_failure row in 60 seeds with a retry line written a unit before it")
+
+
 def test_ack_before_result_accepts_its_limit(generated):
     """The clean row at the limit (the result in the acknowledgement's first window) passes."""
     row, ack, b = ack_at_its_limit(generated)
