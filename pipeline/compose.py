@@ -532,8 +532,9 @@ def _place_turn(st: _State, turns: list[ScriptTurn], j: int, placed: set[int], u
         says = _relay_instead(st, turns, j, placed)
     _place_assistant(st, turns[j], user_voice, turns[says] if says is not None else None)
     placed.add(j)
-    if says is not None and turns[says].delegate is not None:   # a retry: it says the acknowledgement
+    if says is not None and turns[says].delegate is not None:   # a retry: it says the acknowledgement,
         turns[says] = turns[says].model_copy(update={"text": turns[j].text})
+        _place_turn(st, turns, says, placed, user_voice)          # and goes out now, as just announced
     elif says is not None:
         placed.add(says)
 
