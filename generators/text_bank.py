@@ -48,6 +48,7 @@ __all__ = [
     "cancel_ack",
     "cancel_request",
     "cancel_request_text",
+    "cancel_late",
     "distinct_n",
     "domains",
     "draw_background_speech",
@@ -75,6 +76,7 @@ __all__ = [
     "split_sentences",
     "undo_ack",
     "undo_content",
+    "undo_late",
     "undo_done",
 ]
 
@@ -501,6 +503,22 @@ def cancel_ack(rng: np.random.Generator, content: DelegationContent) -> str:
 def cancel_request_text(content: DelegationContent) -> str:
     """The private cancel request sent to the harness."""
     return _delegations(content).cancel_request_text(content.topic)
+
+
+def cancel_late(rng: np.random.Generator, content: DelegationContent) -> tuple[str, str]:
+    """(what is said, the private request) when the user calls a task off after its result came in:
+    "Sure, never mind then. It had just come back, so I'll just drop it." (composition picks it)."""
+    d = _delegations(content)
+    return d.cancel_late_ack(rng, _spec(content), dict(content.slots), content.topic), \
+        d.cancel_late_request_text(content.topic)
+
+
+def undo_late(rng: np.random.Generator, content: DelegationContent) -> tuple[str, str]:
+    """(what is said, the private request) for the undo of ``content`` once its result is in: the booking
+    is known to be there ("it's already in, so I'm having it removed"; composition picks it)."""
+    d = _delegations(content)
+    return d.undo_late_ack(rng, _spec(content), dict(content.slots), content.topic), \
+        d.undo_late_request_text(content.topic)
 
 
 def undo_content(content: DelegationContent) -> DelegationContent | None:

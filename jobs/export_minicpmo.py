@@ -78,7 +78,7 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     "lookup": "Look up a fact (a height, a population, a date) in a reference.",
     "search": "Search the web or local listings and summarise what was found.",
     "calendar": "Read the user's calendar.",
-    CANCEL_TOOL: "Cancel an earlier request that is still running.",
+    CANCEL_TOOL: "Cancel an earlier request that is still running, or drop its result if it has come in.",
 }
 TOKENIZER_ID = "o45_fc"         # MiniCPM-o 4.5, the tokenizer our trainer export uses by default
 

@@ -29,8 +29,8 @@ from schemas.scene import Change, Scene, VisualChange, VisualCut, visual_event_i
 from schemas.script import Delegation, Interruption, Overlay, Script, ScriptTurn, VoiceSpec
 from schemas.timeline import FD_BENCH_RECIPES, HEARD_FRACTION, Cut, Op, SpeechSource, Stem, TimelineSpec, Track
 from schemas.trajectory import Event, EventAttrs, Word, make_event
-from schemas.vocab import (DROPPED_OUTCOMES, OVERLAY_KINDS, RELAYED_OUTCOMES, EventKind, InterruptAction, Role,
-                           TaskOutcome, Trigger, TurnAttr)
+from schemas.vocab import (COMPOSER_ONLY_TURN_ATTRS, DROPPED_OUTCOMES, OVERLAY_KINDS,
+                           RELAYED_OUTCOMES, EventKind, InterruptAction, Role, TaskOutcome, Trigger, TurnAttr)
 from schemas.windows import last_window_of, next_window, unit_samples, units_covering, window_of, window_start
 
 ASSISTANT_MIN_GAP_S = 0.35   # between two assistant turns: never start mid-sentence
@@ -140,6 +140,7 @@ class _Task:
     cancelled_by: str | None = None
     cancelled_s: float | None = None
     superseded_by: str | None = None
+    after_result: bool = False        # a call-off written after its target's result was readable
 
     def later(self) -> dict[str, Any]:
         """The attrs later turns gave it (only those set: absent keys stay absent in the row)."""
@@ -213,14 +214,12 @@ def compose(script: Script, tts: Synthesizer, sample_rate: int, unit_s: float,
             continue
         if turns[i].role == Role.USER:
             while due := _relays_due_before_user(st, turns, i, placed):   # results go out at the first pause
-                _place_assistant(st, turns[due[0]], user_voice)
-                placed.add(due[0])
+                _place_turn(st, turns, due[0], placed, user_voice)
             _place_user(st, turns[i], script.lead_in_s)
             placed.add(i)
             continue
-        j = _next_relay(st, turns, i, placed) if turns[i].trigger == Trigger.BACKEND else i
-        _place_assistant(st, turns[j], user_voice)
-        placed.add(j)
+        _place_turn(st, turns, _next_relay(st, turns, i, placed) if turns[i].trigger == Trigger.BACKEND else i,
+                    placed, user_voice)
     _check_outcomes(st)
     for cut in script.scene.cuts if script.scene is not None else ():
         heard = st.placed.turns.get(cut.turn)
@@ -496,22 +495,137 @@ class _Cut:
     truncated: list[TruncatedWord]
 
 
-def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None) -> None:
-    c, f = st.clock, st.floor
-    text = _resolve_text(st, turn)
-    syn = st.speak(text, turn.voice)
+def _timing(st: _State, turn: ScriptTurn) -> tuple[int, int]:
+    """(turn start, the unit that issues its request): a long request is written in a listening unit
+    before the turn (`_listen_to_delegate`). Neither depends on the turn's text."""
+    c = st.clock
     start = _assistant_start(st, turn)
     delegate_unit = window_of(start, c.U) - 1      # the unit that issues the turn's request (if any)
     if turn.delegate is not None and not delegate_fits(turn.delegate.request, c.sec(c.U), speaking=True,
                                                       ms_per_step=st.ms_per_step):
         delegate_unit, start = _listen_to_delegate(st, delegate_unit, start)
-    if turn.trigger == Trigger.USER and f.last_user_end is not None:
+    return start, delegate_unit
+
+
+def _reads_own_result(st: _State, turn: ScriptTurn) -> bool:
+    """Whether the first output unit of a turn that issues a task has read that task's result.
+
+    A long request is written in the listening unit before the turn, so a fast tool's result can be
+    in before the turn's first words: an acknowledgement ("crunching it now") would then be false.
+    """
+    d = turn.delegate
+    if d is None or d.cancels is not None:
+        return False
+    c = st.clock
+    start, delegate_unit = _timing(st, turn)
+    ready = window_start(delegate_unit + 1, c.U) + c.s(d.latency_s)
+    return window_of(ready, c.U) <= window_of(start, c.U) - 1
+
+
+def _place_turn(st: _State, turns: list[ScriptTurn], j: int, placed: set[int], user_voice: VoiceSpec | None) -> None:
+    """Place assistant turn j, speaking what acts on its own result if its first unit has read it
+    (`_relay_instead`); `turns` and `placed` record what that used up. Results are relayed in the order
+    they became readable: if one came in before the turn's own, the turn (still issuing its request
+    where it was due) relays that one, and its own relay follows in turn."""
+    says = _relay_instead(st, turns, j, placed)
+    while says is not None and turns[says].delegate is None and (k := _relay_ready_before(st, turns, j, placed)):
+        if turns[k].delegate is None:
+            says = k
+            break
+        _place_turn(st, turns, k, placed, user_voice)   # a retry waiting first: it goes out first
+        says = _relay_instead(st, turns, j, placed)
+    _place_assistant(st, turns[j], user_voice, turns[says] if says is not None else None)
+    placed.add(j)
+    if says is not None and turns[says].delegate is not None:   # a retry: it says the acknowledgement,
+        turns[says] = replace(turns[says], text=turns[j].text)
+        _place_turn(st, turns, says, placed, user_voice)          # and goes out now, as just announced
+    elif says is not None:
+        placed.add(says)
+
+
+def _relay_ready_before(st: _State, turns: list[ScriptTurn], j: int, placed: set[int]) -> int | None:
+    """The unplaced relay whose result is readable first, if it came in before turn j's own task's result."""
+    d, c = turns[j].delegate, st.clock
+    assert d is not None
+    _, delegate_unit = _timing(st, turns[j])
+    own = window_start(delegate_unit + 1, c.U) + c.s(d.latency_s)
+    waiting = [k for k in range(len(turns)) if k not in placed and k != j and turns[k].role == Role.ASSISTANT
+               and turns[k].trigger == Trigger.BACKEND and turns[k].ref in st.ready and st.ready[turns[k].ref or ""] < own]
+    return min(waiting, key=lambda k: (st.ready[turns[k].ref or ""], k), default=None)
+
+
+def _relay_instead(st: _State, turns: list[ScriptTurn], i: int, placed: set[int]) -> int | None:
+    """The turn an acknowledgement speaks instead, when the ack's first unit has already read its result.
+
+    Planners cannot know when a result lands; composition can. An acknowledgement that would start
+    after its own task's result is readable says what acts on that result instead: the turn keeps its
+    place, its timing and its request, and speaks the (not yet placed) turn that acts on the result.
+    That is the relay (or fallback) of the task, which is then placed; or, for a failure a retry acts
+    on, the retry's line ("the search stumbled, so I'm asking once more"), and the retry's own turn,
+    still to come and still issuing the retry, says the acknowledgement in its place (the caller swaps
+    the texts). A retry's turn that has read the retry's result speaks that result (it still acts on
+    the failure it retried, which the user then never hears about).
+    """
+    ack = turns[i]
+    if ack.interruption is not None or not _reads_own_result(st, ack):
+        return None
+    assert ack.delegate is not None
+    if ack.trigger == Trigger.TIMER or (ack.trigger == Trigger.BACKEND and ack.delegate.retry_of != ack.ref):
+        return None
+    task = ack.delegate.task_id
+    acting = [j for j in range(i + 1, len(turns)) if j not in placed and turns[j].role == Role.ASSISTANT
+              and turns[j].trigger == Trigger.BACKEND and turns[j].ref == task and turns[j].interruption is None]
+    relay = next((j for j in acting if turns[j].delegate is None), None)
+    retry = next((j for j in acting if turns[j].delegate is not None and turns[j].delegate.retry_of == task), None)
+    return relay if relay is not None else retry
+
+
+def _calls_off_read_result(st: _State, turn: ScriptTurn, delegate_unit: int) -> bool:
+    """Whether a call-off turn (one planned with an after-result variant: a cancel, or the undo of a
+    booking) writes its request at a unit that has read the result of the task it calls off."""
+    d = turn.delegate
+    if d is None or TurnAttr.AFTER_RESULT_TEXT not in turn.attrs:
+        return False
+    target = st.tasks.get(d.cancels or d.supersedes or "")
+    return target is not None and not target.dropped and window_of(target.ready, st.clock.U) <= delegate_unit
+
+
+def _after_result(turn: ScriptTurn) -> ScriptTurn:
+    """The call-off turn as planned for a result already in: it says the result is in
+    (TurnAttr.AFTER_RESULT_TEXT) and its request says so (TurnAttr.AFTER_RESULT_REQUEST)."""
+    d = turn.delegate
+    assert d is not None
+    delegate = replace(d, request=turn.attrs[TurnAttr.AFTER_RESULT_REQUEST])
+    return replace(turn, text=turn.attrs[TurnAttr.AFTER_RESULT_TEXT], delegate=delegate)
+
+
+def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None,
+                     says: ScriptTurn | None = None) -> None:
+    """Place `turn`; with `says` (a relay, see `_relay_instead`), the turn at `turn`'s place and timing,
+    issuing `turn`'s request, speaks `says` and acts on its result."""
+    c, f = st.clock, st.floor
+    start, delegate_unit = _timing(st, turn)
+    after_result = _calls_off_read_result(st, turn, delegate_unit)
+    if after_result:
+        turn = _after_result(turn)
+        start, delegate_unit = _timing(st, turn)
+        if not _calls_off_read_result(st, turn, delegate_unit):
+            raise ScheduleError(f"turn {turn.id}: its after-result request is issued before the result is readable")
+    responds = turn.trigger == Trigger.USER   # an acknowledgement that speaks a relay still answers the user
+    acts_on = [turn.ref] if turn.trigger == Trigger.BACKEND else []
+    if says is not None:
+        turn = replace(says, id=turn.id, delegate=turn.delegate, lead_s=turn.lead_s, voice=turn.voice,
+                       overlays=turn.overlays)
+    text = _resolve_text(st, turn)
+    syn = st.speak(text, turn.voice)
+    if responds and f.last_user_end is not None:
         st.log.gaps.append(c.sec(start - f.last_user_end))
     out_unit = window_of(start, c.U) - 1            # the unit whose output starts this turn
     issued = window_start(out_unit + 1, c.U)
     tokens = st.lang.words(text)
     fields: dict[str, Any] = dict(trigger=turn.trigger, voice=turn.voice, planned_text=text, interrupted=False,
-                                  unspoken_text="", **turn.attrs)
+                                  unspoken_text="",
+                                  **{k: v for k, v in turn.attrs.items() if k not in COMPOSER_ONLY_TURN_ATTRS})
     if turn.trigger in (Trigger.BACKEND, Trigger.TIMER):
         fields["ref"] = turn.ref
     n_voiced = n_heard = len(tokens)
@@ -548,15 +662,17 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None)
 
     if turn.delegate is not None:
         _place_delegate(st, turn, turn.delegate, window_start(delegate_unit + 1, c.U), delegate_unit)
+        st.tasks[turn.delegate.task_id].after_result = after_result
     if turn.timer is not None:
         fire = issued + c.s(turn.timer.seconds)
         st.event(turn.timer.timer_id, EventKind.TIMER, Role.HARNESS, fire, fire, turn.timer.label,
                  TimerAttrs(timer_id=turn.timer.timer_id, seconds=turn.timer.seconds, label=turn.timer.label,
                             set_s=c.sec(issued), turn=turn.id))
         st.ready[turn.timer.timer_id] = fire
-    if turn.trigger == Trigger.BACKEND and turn.ref in st.tasks:
-        task = st.tasks[turn.ref]
-        task.relay_turn, task.relay_s = turn.id, c.sec(start)
+    for ref in acts_on + ([turn.ref] if turn.trigger == Trigger.BACKEND else []):
+        if ref in st.tasks:
+            task = st.tasks[ref]
+            task.relay_turn, task.relay_s = turn.id, c.sec(start)
     for ov in turn.overlays:
         _place_overlay(st, turn, ov, syn, start, end)
 
@@ -730,6 +846,15 @@ def _place_delegate(st: _State, turn: ScriptTurn, d: Delegation, issued: int, ou
         old.superseded_by = d.task_id
 
 
+def _delegate_attrs(task: _Task, **fields: Any) -> DelegateAttrs:
+    """A delegate's attrs; `after_result` is set only where it holds (absent keys stay absent, so other
+    rows keep their bytes)."""
+    attrs = DelegateAttrs(**fields)
+    if task.after_result:
+        attrs.after_result = True
+    return attrs
+
+
 def _task_events(c: _Clock, task_id: str, task: _Task) -> list[Event]:
     """A task's delegate event and (unless it was dropped) its backend event, from the final ledger."""
     d = task.plan
@@ -738,14 +863,14 @@ def _task_events(c: _Clock, task_id: str, task: _Task) -> list[Event]:
     if d.cancels is not None:
         shared.update(task.later())
         return [make_event(f"{task_id}.delegate", EventKind.DELEGATE, Role.ASSISTANT, c.sec(task.issued),
-                           c.sec(task.issued), d.request, DelegateAttrs(unit=task.unit, cancels=d.cancels, **shared))]
+                           c.sec(task.issued), d.request, _delegate_attrs(task, unit=task.unit, cancels=d.cancels, **shared))]
     shared.update(ready_s=c.sec(task.ready), latency_s=c.sec(task.ready - task.issued), status=d.status)
     for key in ("supersedes", "retry_of"):
         if getattr(d, key) is not None:
             shared[key] = getattr(d, key)
     shared.update(task.later())
     out = [make_event(f"{task_id}.delegate", EventKind.DELEGATE, Role.ASSISTANT, c.sec(task.issued),
-                      c.sec(task.issued), d.request, DelegateAttrs(unit=task.unit, **shared))]
+                      c.sec(task.issued), d.request, _delegate_attrs(task, unit=task.unit, **shared))]
     if not task.dropped:
         out.append(make_event(f"{task_id}.backend", EventKind.BACKEND, Role.HARNESS, c.sec(task.ready),
                               c.sec(task.ready), d.result, BackendAttrs(**shared)))

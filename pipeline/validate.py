@@ -716,6 +716,10 @@ def task_outcome(v: RowView) -> Iterator[str]:
     delegates = {attrs[e.id].task_id: e for e in v.kind(EventKind.DELEGATE)}
     backends = {attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
     relays = {attrs[t.id].ref: t for t in v.turns if attrs[t.id].trigger == Trigger.BACKEND}
+    for x in delegates.values():   # a retry's turn acts on the failure it retries, even one that says the retry's result
+        retry_turn = v.turn(attrs[x.id].turn)
+        if attrs[x.id].retry_of and retry_turn is not None:
+            relays.setdefault(attrs[x.id].retry_of, retry_turn)
     for task_id, d in delegates.items():
         a = attrs[d.id]
         if a.cancels:
@@ -747,6 +751,52 @@ def task_outcome(v: RowView) -> Iterator[str]:
             yield f"{d.id}: retried, but it did not fail or nothing retries it"
         if outcome == TaskOutcome.FALLBACK and a.status == TaskStatus.OK:
             yield f"{d.id}: fallback answer for a task that succeeded"
+
+
+def _read_at(v: RowView, result: Event, unit: int) -> bool:
+    """Whether unit `unit` has read a backend result (DESIGN §2: readable from the unit of its window on)."""
+    return v.W(result.start_s) <= unit
+
+
+def ack_before_result(v: RowView) -> Iterator[str]:
+    """An acknowledgement is written for what its unit has read: a turn that issues a task and relays no
+    result ("crunching it now"; a retry's "asking once more" relays only the failure it retries) never
+    starts at a unit that has read that task's result. Its first output unit is W(start) - 1; a long
+    request is written a unit earlier, so a fast result can be in first, and the turn must then act on a
+    result instead: its own (the relay, the failure, the retry's line), or one that came in before it
+    (relayed in order; its own follows)."""
+    backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
+    for d in v.kind(EventKind.DELEGATE):
+        a = v.attrs[d.id]
+        t, b = v.turn(a.turn), backends.get(a.task_id)
+        if a.cancels or t is None or b is None:
+            continue
+        ta = v.attrs[t.id]
+        if ta.trigger == Trigger.BACKEND and a.retry_of != ta.ref:
+            continue   # the turn relays a result (its own task's, or one that came in before it)
+        if _read_at(v, b, v.W(t.start_s) - 1):
+            yield (f"{t.id} acknowledges {a.task_id} from unit {v.W(t.start_s) - 1}, which has read its result "
+                   f"(window {v.W(b.start_s)}): it should say the result")
+
+
+def cancel_after_result(v: RowView) -> Iterator[str]:
+    """A call-off says what its unit has read. A cancel request, or the undo of a booking (a request that
+    supersedes a task without revising it), written after the target's result was readable is the
+    after-result variant (`after_result`: "it came in, I'll set it aside"; "it's already in, so I'm
+    having it removed"), never "cancel the pending request"; one written before is not."""
+    backends = {v.attrs[e.id].task_id: e for e in v.kind(EventKind.BACKEND)}
+    for d in v.kind(EventKind.DELEGATE):
+        a = v.attrs[d.id]
+        target = a.cancels or (a.supersedes if a.outcome != TaskOutcome.REVISED else None)
+        if not target:
+            continue
+        b = backends.get(target)
+        read = b is not None and _read_at(v, b, a.unit)
+        if read and not a.after_result:
+            yield (f"{d.id}: calls off {target} as pending from unit {a.unit}, which has read its result "
+                   f"(window {v.W(b.start_s)})")
+        elif a.after_result and not read:
+            yield f"{d.id}: says the result of {target} is in, which unit {a.unit} has not read"
 
 
 # ----------------------------------------------------------------------------- acoustics (realism)
@@ -1222,6 +1272,8 @@ RULES: tuple[Rule, ...] = (
     Rule("delegate_decode_budget", delegate_decode_budget, "a delegate request fits the decode time its unit leaves"),
     Rule("backend_plain", backend_plain, "§1 results carry no protocol token or markdown"),
     Rule("task_outcome", task_outcome, "§1 delegation outcomes agree with what happened"),
+    Rule("ack_before_result", ack_before_result, "§2 an acknowledgement never starts at a unit that has read its result"),
+    Rule("cancel_after_result", cancel_after_result, "§2 a cancel request says whether its unit has read the result"),
     Rule("no_clipping", no_clipping, "no sample at full scale"),
     Rule("snr_realised", snr_realised, f"§5 realised SNRs match the draws within {SNR_TOLERANCE_DB} dB"),
     Rule("timeline_renders_audio", timeline_renders_audio, "the stored audio is what meta.timeline renders",

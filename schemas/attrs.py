@@ -107,6 +107,8 @@ class _TaskAttrs(_Attrs):
 class DelegateAttrs(_TaskAttrs):
     unit: int                                # the unit whose output issues the request
     cancels: str | None = None               # a control request: the task it cancels
+    after_result: bool | None = None         # a call-off (cancel, undo) written after its target's result was
+                                             # readable: its text says the result is in (set only then)
 
 
 class BackendAttrs(_TaskAttrs):

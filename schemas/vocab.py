@@ -126,6 +126,15 @@ class TurnAttr(StrEnum):
     SILENT_STRETCH = "silent_stretch"   # user turn: the gap before it is a silent stretch ("1")
     RESUMES = "resumes"                 # assistant turn: the parked turn it resumes (copied to attrs)
     DROPS = "drops"                     # assistant turn: the parked turn it sets aside out loud (copied to attrs)
+    # A call-off turn's variant (a cancel, or the undo of a booking) for a task whose result is already in
+    # when its request is written (composition picks it by what that unit has read; not copied to
+    # attrs): what is said, and the request.
+    AFTER_RESULT_TEXT = "after_result_text"
+    AFTER_RESULT_REQUEST = "after_result_request"
+
+
+# Planner notes composition consumes: they choose what a turn says and are not event attrs.
+COMPOSER_ONLY_TURN_ATTRS: frozenset[str] = frozenset({TurnAttr.AFTER_RESULT_TEXT, TurnAttr.AFTER_RESULT_REQUEST})
 
 
 # User turns carry the session's closed-loop timing targets as `ctl_<field>` (generators/timing/control).

@@ -27,6 +27,7 @@ from schemas.decode_budget import (
     decode_steps_available,
     request_token_bound,
 )
+from schemas.vocab import TurnAttr
 
 pytest.importorskip("minicpm_o5_sdk")
 from minicpm_o5_sdk.tokenizers.bundle import load_builtin_o45_fc_tokenizer
@@ -80,15 +81,17 @@ def drawn_requests(lang: str) -> set[str]:
 def planned_requests(lang: str) -> set[str]:
     """The requests of the delegate turns the planners write for every delegation family."""
     cfg = config(lang)
-    return {turn.delegate.request
-            for family in sorted(DELEGATION_FAMILIES) for seed in range(PLAN_SEEDS)
-            for turn in plan_trajectory(cfg, family, seed).turns if turn.delegate is not None}
+    turns = [turn for family in sorted(DELEGATION_FAMILIES) for seed in range(PLAN_SEEDS)
+             for turn in plan_trajectory(cfg, family, seed).turns if turn.delegate is not None]
+    # a cancel's variant for a result already in (composition picks it) is planned beside it
+    return {turn.delegate.request for turn in turns} | {
+        turn.attrs[TurnAttr.AFTER_RESULT_REQUEST] for turn in turns if TurnAttr.AFTER_RESULT_REQUEST in turn.attrs}
 
 
 def templates(lang: str) -> dict[str, re.Pattern[str]]:
     """Each distinct request template of the bank (specs, cancel, undo) as a pattern of its renderings."""
     d = load_language(lang).delegations
-    raw = {s.request for s in d.specs} | {d.phrases.cancel_request, d.phrases.undo_request}
+    raw = {s.request for s in d.specs} | {d.phrases.cancel_request, d.phrases.undo_request, d.phrases.late_request}
     assert not [t for t in raw if "[" in t], "a request template with options: extend the pattern"
     return {t: re.compile("".join(".+" if part.startswith("{") else re.escape(part)
                                   for part in re.split(r"(\{\w+\})", t)) + r"\Z") for t in raw}

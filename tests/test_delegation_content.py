@@ -487,6 +487,25 @@ def test_retry_cancel_and_their_texts() -> None:
     assert len({tb.cancel_ack(rng, c) for c in cs}) > 200 and len({tb.cancel_request(rng, c) for c in cs}) > 200
 
 
+def test_a_cancel_after_the_result_says_it_came_in_and_stops_nothing() -> None:
+    """The variant composition picks when the cancel's unit has read the result (issue #28): it says the
+    result is in and is set aside, never that anything was stopped or is pending."""
+    rng = np.random.default_rng(15)
+    for spec in D.specs:
+        for _ in range(6):
+            c = content_for(rng, spec)
+            said, request = tb.cancel_late(rng, c)
+            spoken_ok(said)
+            assert re.search(r"come in|come back|already in", said), said
+            assert not re.search(r"cancel|stopp|calling off|called off|pending|still", said, re.I), said
+            assert request == f"Drop the result that came in for {c.topic}; the user no longer needs it, so do not use it."
+            if tb.undo_content(c) is not None:   # a booking: it is known to be in, no "in case it went in"
+                said, request = tb.undo_late(rng, c)
+                spoken_ok(said)
+                assert re.search(r"already in|went in already|just added", said) and "in case" not in said, said
+                assert "already added" in request, request
+
+
 # --------------------------------------------------------------------------- revisions
 
 

@@ -18,7 +18,7 @@ from pipeline.io import decode_audio, encode_flac
 from pipeline.validate import RULE_IDS, RULES, validate_row
 from schemas.language import ENGLISH
 from schemas.trajectory import TrajectoryRow
-from tests.generated import attrs, find_event, find_relay, find_truncated_turn
+from tests.generated import FixtureRowInvalid, attrs, find_event, find_relay, find_truncated_turn
 
 
 # An edit of the stored audio also makes it differ from what the row's own timeline description
@@ -300,10 +300,16 @@ def m_timeline_renders_audio(g):
 def m_unit_one_turn(g):
     # the acknowledgement sounds one sample into the window where the relay starts: that output unit
     # would carry the acknowledgement's end and the relay's start
-    row = g.situation("delegation")
-    _, relay = find_relay(row)
-    ack = max((t for t in row.events if t.kind == "assistant_turn" and t.end_s <= relay.start_s),
-              key=lambda t: t.end_s)
+    # (a row whose acknowledgement is spoken before the relay: one that had read its result speaks the relay)
+    for seed in range(1, 40):
+        row = g.row("delegation", seed)
+        _, relay = find_relay(row)
+        before = [t for t in row.events if t.kind == "assistant_turn" and t.end_s <= relay.start_s]
+        if before:
+            break
+    else:
+        raise AssertionError("no delegation row in 39 seeds with an acknowledgement before its relay")
+    ack = max(before, key=lambda t: t.end_s)
     ack.end_s = int(relay.start_s / row.unit_s) * row.unit_s + 1 / row.sample_rate
     assert ack.end_s <= relay.start_s
     return row, {"unit_one_turn", "labels_derived"}   # the acknowledgement's turn_eos unit moves with its end
@@ -341,6 +347,123 @@ def m_park_resumed_or_dropped(g):
     return row, {"park_resumed_or_dropped"}
 
 
+def rederive_units(row: TrajectoryRow) -> None:
+    """The unit fields as the generator derives them from the (edited) events and words."""
+    from pipeline.units import slice_units
+    from schemas.language import language
+    row.units = slice_units(row.events, row.words, len(row.units), row.unit_s, row.sample_rate, None,
+                            language(row.language))
+
+
+def move_result(row: TrajectoryRow, backend, windows: int) -> None:
+    """A backend result `windows` windows later (earlier if negative), its latency with it, units re-derived."""
+    dt = windows * row.unit_s
+    backend.start_s += dt
+    backend.end_s += dt
+    a = attrs(backend)
+    d = find_event(row, "delegate", task_id=a["task_id"])
+    for e in (backend, d):
+        set_attrs(row, e.id, ready_s=attrs(e)["ready_s"] + dt, latency_s=attrs(e)["latency_s"] + dt)
+    rederive_units(row)
+
+
+def window(row: TrajectoryRow, t: float) -> int:
+    return int(round(t * row.sample_rate)) // int(round(row.unit_s * row.sample_rate))
+
+
+def ack_at_its_limit(g) -> tuple[TrajectoryRow, object, object]:
+    """(row, acknowledgement, its task's backend) where the result is readable one unit after the
+    acknowledgement's first unit: the acknowledgement was written a long request's unit ahead of it."""
+    for seed in range(1, 40):
+        row = g.row("delegation", seed)
+        for d in (e for e in row.events if e.kind == "delegate"):
+            a = attrs(d)
+            ack = event(row, a["turn"])
+            b = next((e for e in row.events if e.kind == "backend" and attrs(e)["task_id"] == a["task_id"]), None)
+            long = a["unit"] == window(row, ack.start_s) - 2   # written in the listening unit before the turn
+            if b is not None and long and attrs(ack)["trigger"] != "backend" \
+                    and window(row, b.start_s) == window(row, ack.start_s):
+                return row, ack, b
+    raise AssertionError("no delegation row in 39 seeds whose result lands in its acknowledgement's first window")
+
+
+def late_cancel(g, at_limit: bool, key: str = "cancels") -> tuple[TrajectoryRow, object, object]:
+    """(row, call-off delegate, its target's backend) of a call-off written after the result was readable:
+    a cancel (`key` "cancels") or the undo of a booking ("supersedes"); `at_limit`: the result lands in
+    the window of the call-off's own unit."""
+    for seed in range(0, 60):
+        try:
+            row = g.row("delegation_cancel", seed)
+        except FixtureRowInvalid:   # a row another rule refuses is no fixture (its content is not this test's)
+            continue
+        c = next((e for e in row.events if e.kind == "delegate" and attrs(e).get(key)), None)
+        b = c and next((e for e in row.events if e.kind == "backend" and attrs(e)["task_id"] == attrs(c)[key]),
+                       None)
+        if b is not None and (not at_limit or window(row, b.start_s) == attrs(c)["unit"]):
+            assert attrs(c).get("after_result") is True
+            return row, c, b
+    raise AssertionError("no delegation_cancel row in 60 seeds whose cancel follows its result"
+                         + (" in the same window" if at_limit else ""))
+
+
+def m_ack_before_result(g):
+    # the result one window earlier: in the window of the acknowledgement's first unit, which then has
+    # read it ("crunching it now" over a result already in); latency and units move with it
+    row, ack, b = ack_at_its_limit(g)
+    move_result(row, b, -1)
+    return row, {"ack_before_result"}
+
+
+def m_cancel_after_result(g):
+    # the cancel as the old generator wrote it: "the pending request", for a result its unit has read
+    row, c, _ = late_cancel(g, at_limit=False)
+    set_attrs(row, c.id, after_result=None)
+    return row, {"cancel_after_result"}
+
+
+def test_cancel_after_result_refuses_an_undo_written_as_if_the_booking_were_pending(generated):
+    """The undo of a booking whose confirmation its unit has read, as the old generator wrote it ("in case
+    it already went in"): no after-result variant."""
+    row, c, _ = late_cancel(generated, at_limit=False, key="supersedes")
+    assert fired(row) == set()
+    set_attrs(row, c.id, after_result=None)
+    assert fired(row) == {"cancel_after_result"}
+
+
+def test_cancel_after_result_refuses_a_drop_one_window_before_the_result(generated):
+    """The result one window later than the cancel's unit: asking to drop it is written before it is read
+    (and a result arriving after its cancel breaks the task's outcome too)."""
+    row, c, b = late_cancel(generated, at_limit=True)
+    assert fired(row) == set()
+    move_result(row, b, 1)
+    assert fired(row) == {"cancel_after_result", "task_outcome"}
+
+
+def test_ack_before_result_refuses_a_retry_line_over_the_retry_s_result(generated):
+    """A retry's turn ("asking once more") relays only the failure it retries: with the retry's result
+    moved into the window of its first unit, it is an acknowledgement over a result already in."""
+    for seed in range(0, 60):
+        row = generated.row("delegation_failure", seed)
+        for d in (e for e in row.events if e.kind == "delegate" and attrs(e).get("retry_of")):
+            a, turn = attrs(d), event(row, attrs(d)["turn"])
+            b = next((e for e in row.events if e.kind == "backend" and attrs(e)["task_id"] == a["task_id"]), None)
+            first = window(row, turn.start_s) - 1
+            if (b is not None and attrs(turn).get("ref") == a["retry_of"] and a["unit"] == first - 1
+                    and window(row, b.start_s) > first):
+                assert fired(row) == set()
+                move_result(row, b, first - window(row, b.start_s))
+                assert fired(row) == {"ack_before_result"}
+                return
+    raise AssertionError("no delegation_failure row in 60 seeds with a retry line written a unit before it")
+
+
+def test_ack_before_result_accepts_its_limit(generated):
+    """The clean row at the limit (the result in the acknowledgement's first window) passes."""
+    row, ack, b = ack_at_its_limit(generated)
+    assert window(row, b.start_s) == window(row, ack.start_s)
+    assert fired(row) == set()
+
+
 MUTATIONS: dict[str, Callable] = {
     "audio_length": m_audio_length,
     "unit_index": m_unit_index,
@@ -368,6 +491,8 @@ MUTATIONS: dict[str, Callable] = {
     "delegate_decode_budget": m_delegate_decode_budget,
     "backend_plain": m_backend_plain,
     "task_outcome": m_task_outcome,
+    "ack_before_result": m_ack_before_result,
+    "cancel_after_result": m_cancel_after_result,
     "no_clipping": m_no_clipping,
     "snr_realised": m_snr_realised,
     "timeline_renders_audio": m_timeline_renders_audio,

@@ -157,6 +157,10 @@ class Phrases:
     undo_ack: tuple[str, ...]
     undo_request: str
     undo_done: tuple[str, ...]
+    late_ack: tuple[str, ...]
+    late_request: str
+    late_undo_ack: tuple[str, ...]
+    late_undo_request: str
     revise_user: tuple[str, ...]
     revise_ack: tuple[str, ...]
 
@@ -311,6 +315,18 @@ class Delegations:
 
     def cancel_request_text(self, topic: str) -> str:
         return fill(self.phrases.cancel_request, {"topic": topic})
+
+    def cancel_late_ack(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
+        return self._say(rng, self.phrases.late_ack, self._ctx(rng, spec, slots, topic))
+
+    def cancel_late_request_text(self, topic: str) -> str:
+        return fill(self.phrases.late_request, {"topic": topic})
+
+    def undo_late_ack(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
+        return self._say(rng, self.phrases.late_undo_ack, self._ctx(rng, spec, slots, topic))
+
+    def undo_late_request_text(self, topic: str) -> str:
+        return fill(self.phrases.late_undo_request, {"topic": topic})
 
     def undo_ack(self, rng: Rng, spec: Spec, slots: Slots, topic: str) -> str:
         return self._say(rng, self.phrases.undo_ack, self._ctx(rng, spec, slots, topic))

@@ -673,6 +673,7 @@ def _phrases(file: str, p: model.DelegationPhrasesFile) -> Phrases:
         "next.clash": (p.next.clash, clash), "retry.error": (p.retry.error, task), "retry.timeout": (p.retry.timeout, task),
         "cancel.user": (p.cancel.user, task), "cancel.ack": (p.cancel.ack, task),
         "cancel.undo_ack": (p.cancel.undo_ack, task), "cancel.undo_done": (p.cancel.undo_done, task),
+        "cancel.late_ack": (p.cancel.late_ack, task), "cancel.late_undo_ack": (p.cancel.late_undo_ack, task),
         "revise.user": (p.revise.user, _REVISION_SLOTS), "revise.ack": (p.revise.ack, _REVISION_SLOTS),
     }
     sample = {"topic": "the plan", "short": "the check", "service": "the service", "c_day": "Monday",
@@ -682,13 +683,17 @@ def _phrases(file: str, p: model.DelegationPhrasesFile) -> Phrases:
         _check_renders(f"{file}: {key}", templates, sample)
     _args_template(f"{file}: cancel.request", p.cancel.request, frozenset({"topic"}))
     _args_template(f"{file}: cancel.undo_request", p.cancel.undo_request, frozenset({"topic"}))
+    _args_template(f"{file}: cancel.late_request", p.cancel.late_request, frozenset({"topic"}))
+    _args_template(f"{file}: cancel.late_undo_request", p.cancel.late_undo_request, frozenset({"topic"}))
     return Phrases(
         partial_open=p.partial.open, partial_nothing=p.partial.nothing, partial_offer=p.partial.offer,
         fail_timeout=p.failure.timeout, fail_down=p.failure.down, fail_clash=p.failure.clash,
         fail_refused=p.failure.refused, next_retry=p.next.retry, next_clash=p.next.clash,
         retry_error=p.retry.error, retry_timeout=p.retry.timeout, cancel_user=p.cancel.user,
         cancel_ack=p.cancel.ack, cancel_request=p.cancel.request, undo_ack=p.cancel.undo_ack,
-        undo_request=p.cancel.undo_request, undo_done=p.cancel.undo_done, revise_user=p.revise.user, revise_ack=p.revise.ack,
+        undo_request=p.cancel.undo_request, undo_done=p.cancel.undo_done, late_ack=p.cancel.late_ack,
+        late_request=p.cancel.late_request, late_undo_ack=p.cancel.late_undo_ack,
+        late_undo_request=p.cancel.late_undo_request, revise_user=p.revise.user, revise_ack=p.revise.ack,
     )
 
 

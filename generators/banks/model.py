@@ -327,6 +327,11 @@ class CancelPhrases(_Strict):
     undo_ack: Templates = Field(min_length=1)
     undo_request: str
     undo_done: Templates = Field(min_length=1)
+    # the same call-off once the task's result is in: what is said, and the private request (only {topic})
+    late_ack: Templates = Field(min_length=1)
+    late_request: str
+    late_undo_ack: Templates = Field(min_length=1)   # the undo, once the booking is known to be in
+    late_undo_request: str
 
 
 class RevisePhrases(_Strict):

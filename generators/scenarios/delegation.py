@@ -11,7 +11,7 @@ from generators.common import Planner
 from generators.harness import Execution, run_task
 from schemas.replace import replace
 from schemas.script import Delegation, ScriptTurn
-from schemas.vocab import TaskOutcome, TaskStatus, Trigger
+from schemas.vocab import TaskOutcome, TaskStatus, Trigger, TurnAttr
 
 
 def task_for(p: Planner, task_id: str, content: tb.DelegationContent, force: str | None = None,
@@ -111,6 +111,15 @@ def plan_cancel(p: Planner) -> tuple[str, list[ScriptTurn]]:
     if p.rng.random() < 0.5:
         nxt = tb.draw_followup(p.rng, exclude_domain=c.domain, lang=p.lang.code)
         turns += [p.user(nxt.user_request), p.assistant(p.lang.join(nxt.said(2)))]
+    # the result may be in before the user calls it off (a slow call, yet not always slower than the
+    # user): composition then says this instead, by what the call-off's unit has read (drawn from a
+    # child stream of the trajectory's generator, which leaves every other draw as it was)
+    late_rng = p.rng.spawn(1)[0]
+    late_text, late_request = tb.undo_late(late_rng, c) if later else tb.cancel_late(late_rng, c)
+    k = next(i for i, t in enumerate(turns) if t.delegate is not None and "t1" in (t.delegate.cancels,
+                                                                                   t.delegate.supersedes))
+    turns[k] = replace(turns[k], attrs={**turns[k].attrs, TurnAttr.AFTER_RESULT_TEXT: late_text,
+                                        TurnAttr.AFTER_RESULT_REQUEST: late_request})
     return c.domain, turns + later
 
 
