@@ -28,8 +28,7 @@ Groups (keys of the report):
   routed / gold, `precision` = routed / emitted.
 - relay (a gold relay start j, label relay, of the backend result readable from unit r, the latest
   backend_result at or before j). The model starts a turn at unit k when it speaks after listening,
-  or ends a turn there (turn_eos) and goes on speaking (the gold labels such a start at its
-  turn_eos unit too). Its first start in [a, h] is its relay; a = r, or the unit after the gold's
+  or speaks right after a unit that ended a turn (turn_eos): one unit carries at most one turn. Its first start in [a, h] is its relay; a = r, or the unit after the gold's
   previous turn start if later (a reply the gold gives first is not the relay); h = the unit before
   the next user speech onset after j (or the last unit). `relay_rate` = share of relays with a
   result before them (`scored`) whose model relay comes at a natural pause (a unit without user
@@ -198,12 +197,12 @@ def score(gold: Sequence[GoldUnit], events: Iterable[GoldEvent], model: Sequence
 
 
 def _turn_starts(model: Sequence[ModelUnit]) -> list[bool]:
-    """Per unit, whether the model's output there starts a turn: speak after listen, or a turn end
-    with speech going on into the next unit (the next turn starts in the window the last one ends,
-    as the gold labels a start in the unit of the previous turn's turn_eos)."""
-    n = len(model)
+    """Per unit, whether the model's output there starts a turn: speak after listen, or speak right
+    after a unit that ended a turn (turn_eos). A unit carries at most one turn (README "One turn per
+    output unit"), so a turn that follows another without a listening unit starts in the unit after
+    the one holding the previous turn's turn_eos, where the gold labels it."""
     ms = [_speak(u.decision) for u in model]
-    return [ms[k] and (k == 0 or not ms[k - 1] or (model[k].turn_eos and k + 1 < n and ms[k + 1])) for k in range(n)]
+    return [ms[k] and (k == 0 or not ms[k - 1] or model[k - 1].turn_eos) for k in range(len(model))]
 
 
 def _starts_after_cue(t: Counter, gold: Sequence[GoldUnit], starts: list[bool], user: list[bool],

@@ -226,10 +226,15 @@ def test_each_family_plans_its_overlay_onto_the_corpus_words(tmp_path: Path) -> 
             else:
                 assert _said(script)[2:] == [("user", "And how often should I feed it?"),
                                              ("assistant", "Once a month is plenty, with a weak liquid feed.")]
-            if family == "interruption_park" and len(script.turns) == 4:   # resumed from where the cut fell
-                resume = script.turns[3].continuation
-                assert resume is not None and resume.of_turn == answer.id
-                assert resume.sentences == tuple(EN.sentence_elements([BASIL_ANSWER]))
+            if family == "interruption_park":   # resumed from where the cut fell, or set aside out loud
+                last = script.turns[3]
+                assert len(script.turns) == 4
+                resume = last.continuation
+                if resume is None:
+                    assert last.attrs.get("drops") == answer.id
+                else:
+                    assert resume.of_turn == answer.id
+                    assert resume.sentences == tuple(EN.sentence_elements([BASIL_ANSWER]))
 
 
 def test_records_are_taken_in_order_and_wrap(tmp_path: Path) -> None:

@@ -129,11 +129,11 @@ def test_a_relay_at_a_pause_and_one_started_over_the_user():
     # relay 2: its first start after 11 is 12, while the user is heard: not a relay at a pause
     assert rep[RELAY] == {"events": 2, "scored": 2, "relay_rate": 0.5, "latency_mean": 2.0, "gold_latency_mean": 3.0,
                           "started_over_user": 1}
-    # a relay straight after the holding reply (result at 2; the reply ends and the relay starts in
-    # window 4): the model that ends its turn at 3 and speaks on relays 1 unit after the result; one
-    # that talks straight through without a turn end does not relay
-    gold = _units(".SSSS.", {1: (Label.RESPOND,), 2: (Label.BACKEND_RESULT,), 3: (Label.RELAY, Label.TURN_EOS)})
-    on = summarize(score(gold, [], _model(".SSSS.", eos=(3, 4))))[RELAY]
+    # a relay straight after the holding reply (result at 2; the reply ends in window 3 and, one turn per
+    # unit, the relay starts in window 4): the model that ends its turn at 2 and speaks on relays 1 unit
+    # after the result; one that talks straight through without a turn end does not relay
+    gold = _units(".SSSS.", {1: (Label.RESPOND,), 2: (Label.BACKEND_RESULT, Label.TURN_EOS), 3: (Label.RELAY,)})
+    on = summarize(score(gold, [], _model(".SSSS.", eos=(2, 4))))[RELAY]
     assert on == {"events": 1, "scored": 1, "relay_rate": 1.0, "latency_mean": 1.0, "gold_latency_mean": 1.0,
                   "started_over_user": 0}
     through = summarize(score(gold, [], _model(".SSSS.", eos=(4,))))[RELAY]

@@ -154,7 +154,24 @@ def test_repair_regenerates_only_the_unspoken_part(espeak):
     a1 = ev(tl, "a1")
     voiced = a1.text.split()
     complete = sum(w.endswith(".") for w in voiced)
-    assert ev(tl, "a2").text == " ".join(["Got it, Lyon.", *sentences[complete:]])
+    # the user heard "sunny ... in Paris", which the correction changed: the repair says sentence 0 again
+    # as it now stands; the two unchanged sentences are regenerated only where they were not heard
+    assert complete >= 1
+    assert ev(tl, "a2").text == " ".join(["Got it, Lyon.", *sentences])
+
+
+def test_repair_after_unchanged_heard_sentences_regenerates_only_the_unspoken_part(espeak):
+    it = Interruption(action="repair", text="Actually, I meant the evening.", at_fraction=0.55, detect_s=0.5,
+                      fade_s=0.03, eot_s=0.3)
+    sentences = ("It will be sunny and twenty degrees in Paris.", "Expect a light breeze in the afternoon, and clouds later.",
+                 "Take sunglasses, and maybe a warm coat for the evening.")
+    tl, _ = run([user("u1", "What's the weather in Paris tomorrow?", eot_s=0.4),
+                 asst("a1", LONG, interruption=it),
+                 asst("a2", "", continuation=Continuation(of_turn="a1", prefix="Got it.", sentences=sentences))],
+                espeak)
+    complete = sum(w.endswith(".") for w in ev(tl, "a1").text.split())
+    assert 1 <= complete < 3   # the cut falls after a sentence the correction left as it was
+    assert ev(tl, "a2").text == " ".join(["Got it.", *sentences[complete:]])
 
 
 def test_backchannel_clean_twin(espeak):
