@@ -42,7 +42,7 @@ from schemas.windows import next_window, to_samples, unit_samples, window_of, wi
 
 # The limits a mutant steps just past are the ones validate checks (schemas/thresholds.py).
 from pipeline.validate import validate_row
-from schemas.thresholds import DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
+from schemas.thresholds import ASSISTANT_SILENCE_DBFS, DETECT_MAX_S, DETECT_MIN_S, MIN_EOT_S, SNR_TOLERANCE_DB
 
 STEP_DB = 0.1   # how far past a level limit a mutant goes
 
@@ -269,7 +269,7 @@ def unit_index_skips(row: TrajectoryRow, tts: Any) -> TrajectoryRow:
 def window0_one_loud_sample(row: TrajectoryRow, tts: Any) -> TrajectoryRow:
     """One assistant sample in window 0 at 0.1 dB above the silence level."""
     U = _U(row)
-    return _rerender(row, tts, lambda user, asst: asst.__setitem__(U // 2, _amp(ac.SILENCE_DBFS + STEP_DB)))
+    return _rerender(row, tts, lambda user, asst: asst.__setitem__(U // 2, _amp(ASSISTANT_SILENCE_DBFS + STEP_DB)))
 
 
 @_fresh
@@ -279,7 +279,7 @@ def listen_one_loud_sample(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None
     if w is None:
         return None
     U = _U(row)
-    return _rerender(row, tts, lambda user, asst: asst.__setitem__(w * U + U // 2, _amp(ac.SILENCE_DBFS + STEP_DB)))
+    return _rerender(row, tts, lambda user, asst: asst.__setitem__(w * U + U // 2, _amp(ASSISTANT_SILENCE_DBFS + STEP_DB)))
 
 
 @_fresh
@@ -292,7 +292,7 @@ def speak_window_just_silent(row: TrajectoryRow, tts: Any) -> TrajectoryRow | No
 
     def edit(user: np.ndarray, asst: np.ndarray) -> None:
         seg = asst[(k + 1) * U:(k + 2) * U]
-        seg *= _amp(ac.SILENCE_DBFS - STEP_DB) / float(np.max(np.abs(seg)))
+        seg *= _amp(ASSISTANT_SILENCE_DBFS - STEP_DB) / float(np.max(np.abs(seg)))
     return _rerender(row, tts, edit)
 
 
