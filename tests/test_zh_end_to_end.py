@@ -296,7 +296,11 @@ def test_zh_row_with_babble_validates(tmp_path: Path, ray_head: str) -> None:
 # only, whose cancel turn gains attrs after_result_text "Fair enough, never mind then. It had already come
 # back, so I'll just drop it." and after_result_request "Drop the result that came in for electric toothbrush
 # prices nearby; ..." (drawn from a child stream: every other field of every row is as before).
-ENGLISH_SCRIPTS_SHA256 = "10caae94018ed825bc2cc8f3e060a704f51f5a66f84d60f7aa1fb2ef8d62faff"
+# Then a cut answer keeps the positions that answer its question (bank `keep`, Exchange.said; issue #28): rows
+# 0, 2, 13 and 15 say one more sentence, the one that answers: the tempo plan's "Increase 5 beats a day, but only
+# after a clean run.", the mustard stain's second step, the tournament's "15 slots on three courts comes to 3
+# hours and 45 minutes.", squash's first skill. Read and right; no other row or field moves.
+ENGLISH_SCRIPTS_SHA256 = "c894e77775c2ad79c0937dd8cfe76f5bf0ca59fdca59abd66a2f7442d008a848"
 
 
 def test_english_planning_is_unchanged() -> None:
