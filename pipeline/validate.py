@@ -1198,14 +1198,22 @@ def omni_fact_in_frame(v: RowView) -> Iterator[str]:
 
 def omni_question_names_shown(v: RowView) -> Iterator[str]:
     """Nobody asks about an object before a frame shows it: a word the user says in window w names only
-    labels some frame 0..w has shown (the assistant's own words: omni_named_objects_shown)."""
+    labels some frame 0..w has shown (the assistant's own words: omni_named_objects_shown). Shown means
+    both: the scene the frames are drawn from holds it in view, and its `appears` event says so; an
+    event recorded earlier than the scene draws the object cannot move the limit."""
     if v.scene is None:
         return
-    shown: dict[str, int] = {}
+    events: dict[str, int] = {}
     for e in v.kind(EventKind.VISUAL):
         a = v.attrs[e.id]
         if a.change == VisualChange.APPEARS:
-            shown[a.label] = min(shown.get(a.label, a.unit), a.unit)
+            events[a.label] = min(events.get(a.label, a.unit), a.unit)
+    drawn: dict[str, int] = {}
+    for o in v.scene.objects:
+        first = next((k for k in range(v.n) if o.at(k).visible), None)
+        if first is not None:
+            drawn[o.label] = min(drawn.get(o.label, first), first)
+    shown = {label: max(k, events.get(label, k)) for label, k in drawn.items()}
     names = _object_names(v, {o.label for o in v.scene.objects})
     for w, label in _named(v, names, Role.USER):
         if shown.get(label, v.n) > v.W(w.start_s):
