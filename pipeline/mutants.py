@@ -25,6 +25,7 @@ from PIL import Image
 
 from pipeline import acoustics as ac
 from pipeline.io import encode_flac
+from pipeline.frames import render_frames
 from pipeline.mixer import cached_speaker, render_audio
 from pipeline.units import FLOOR_TAKING, slice_units
 from schemas.decode_budget import delegate_fits, row_ms_per_step
@@ -35,7 +36,8 @@ from schemas.timeline import META_KEY, TimelineSpec
 from schemas.attrs import dump_attrs, parse_attrs
 from schemas.trajectory import Event, TrajectoryRow, Word, attrs_of
 from schemas.twins import TWIN_META_KEY, TwinSide, twin_meta
-from schemas.scene import VisualChange
+from schemas.scene import Change, Scene, SceneObject, VisualChange
+from schemas.replace import replace
 from schemas.vocab import (OVERLAY_KINDS, RELAYED_OUTCOMES, Decision, EventKind, InterruptAction, Label, Role,
                            TaskOutcome, Trigger)
 from schemas.windows import next_window, to_samples, unit_samples, window_of, window_start
@@ -279,7 +281,8 @@ def listen_one_loud_sample(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None
     if w is None:
         return None
     U = _U(row)
-    return _rerender(row, tts, lambda user, asst: asst.__setitem__(w * U + U // 2, _amp(ASSISTANT_SILENCE_DBFS + STEP_DB)))
+    loud = _amp(ASSISTANT_SILENCE_DBFS + STEP_DB)
+    return _rerender(row, tts, lambda user, asst: asst.__setitem__(w * U + U // 2, loud))
 
 
 @_fresh
@@ -998,6 +1001,283 @@ def change_cut_one_window_early(row: TrajectoryRow, tts: Any) -> TrajectoryRow |
     return None
 
 
+# ----------------------------------------------------------------------------- unit grammar, content that stays true
+
+@_fresh
+def turn_starts_in_previous_turns_window(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """An assistant turn (words, audio, units with it) moved earlier to start on the last sample of the
+    window where the previous assistant turn ends: one output unit would carry both. Where the turn
+    started on the next window's first sample (the earliest §3 allows) the step is one sample."""
+    turns = [t for t in _turns(row) if t.end_s > t.start_s]
+    moves: list[tuple[bool, int, str]] = []   # (a user turn in between, samples moved, turn id)
+    for prev, nxt in zip(turns, turns[1:]):
+        if not _movable(row, nxt):
+            continue
+        end = _s(row, prev.end_s)
+        last = window_of(end - 1, _U(row))            # the window holding prev's last sample
+        start = window_start(last + 1, _U(row)) - 1   # the last sample of that window
+        if start < end:
+            continue   # prev sounds to its window's end: nothing can start in it without overlapping
+        between = any(prev.end_s <= e.start_s < nxt.start_s for e in _kind(row, *FLOOR_TAKING))
+        moves.append((between, _s(row, nxt.start_s) - start, nxt.id))
+    if not moves:
+        return None
+    _, d, turn_id = min(moves)   # back-to-back turns first (an acknowledgement then a relay), the nearest
+    _shift(row, turn_id, -d)
+    return _rederive(_rerender(row, tts))
+
+
+@_fresh
+def repair_starts_past_changed_sentence(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A repair that starts one sentence past the first sentence the user heard and the correction changed
+    (compose without `Language.first_changed`: the old fact is never said again), re-said from its prefix
+    (words, audio, units)."""
+    from pipeline.validate import RowView, _Continued, _continuations
+    v = RowView(row, None)
+    lang = language(row.language)
+    for c in _continuations(v):
+        if not isinstance(c, _Continued):
+            continue
+        changed = lang.first_changed(c.planned, c.elements)
+        if not (c.start <= changed < c.full) or not _movable_text(row, _event(row, c.id)):
+            continue
+        prefix = next(t.continuation.prefix for t in v.script.turns if t.id == c.id and t.continuation is not None)
+        text = lang.join([prefix, *c.elements[changed + 1:]]).strip()
+        if text and _resay(row, c.id, text, tts):
+            return _rederive(_rerender(row, tts))
+    return None
+
+
+@_fresh
+def repair_keeps_changed_heard_sentence(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A repair that starts after a sentence the user heard, whose sentences (the answer with the
+    correction applied) now read that heard sentence otherwise: one sentence changed by the correction
+    and never said again (the repair keeps starting where it did)."""
+    from pipeline.validate import RowView, _Continued, _continuations
+    v = RowView(row, None)
+    lang = language(row.language)
+    for c in _continuations(v):
+        if not isinstance(c, _Continued) or c.start < 1:
+            continue
+        data = json.loads(row.script)
+        st = next(t for t in data["turns"] if t["id"] == c.id)
+        j = c.start - 1   # the last sentence before the repair's start: the user heard it (start <= full)
+        old = c.elements[j]
+        new = old[:-1] + ", or so it seemed" + old[-1] if lang.ends_sentence(old) else old + " or so it seemed"
+        st["continuation"]["sentences"] = [*c.elements[:j], new, *c.elements[j + 1:]]
+        if lang.sentence_elements(st["continuation"]["sentences"])[j] == old:
+            continue
+        row.script = json.dumps(data)
+        return row
+    return None
+
+
+@_fresh
+def parked_answer_left_unnamed(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """The turn that picks up (or sets aside) a parked answer no longer names it: one attr cleared."""
+    for t in _turns(row):
+        a = _attrs(t)
+        if a.resumes is not None:
+            _set(t, resumes=None)
+            return row
+        if a.drops is not None:
+            _set(t, drops=None)
+            return row
+    return None
+
+
+# ----------------------------------------------------------------------------- Omni facts against the frames
+
+def _scene_script(row: TrajectoryRow) -> tuple[Script, Scene] | None:
+    script = _script(row)
+    if script is None or script.scene is None or not row.frames:
+        return None
+    return script, script.scene
+
+
+def _put_scene(row: TrajectoryRow, script: Script, scene: Scene) -> TrajectoryRow:
+    """The row as a generator that drew `scene` writes it: the script holds it, a procedural scene's
+    frames are drawn from it again (a video's frames are the video's)."""
+    row.script = replace(script, scene=scene).model_dump_json()
+    if scene.video is None:
+        with Image.open(io.BytesIO(row.frames[0])) as im:
+            size = im.size[0]
+        row.frames = render_frames(scene, len(row.units), size, script.seed)
+    return row
+
+
+def _with_object(scene: Scene, obj: SceneObject) -> Scene:
+    return replace(scene, objects=tuple(obj if o.id == obj.id else o for o in scene.objects))
+
+
+def _move_change(row: TrajectoryRow, scene: Scene, obj: SceneObject, change: Change, unit: int,
+                 event: bool = True) -> Scene | None:
+    """`change` of `obj` at frame `unit` instead, in the scene and (`event`) in its visual event (None:
+    the object's timeline would not hold it there)."""
+    try:
+        timeline = tuple(sorted((replace(c, unit=unit) if c is change else c for c in obj.timeline),
+                                key=lambda c: c.unit))
+        scene = _with_object(scene, replace(obj, timeline=timeline))
+    except ValueError:
+        return None
+    for e in _kind(row, EventKind.VISUAL) if event else ():
+        a = _attrs(e)
+        if a.object == obj.id and a.change == change.change and a.unit == change.unit:
+            _move_visual(row, e, unit)
+    return scene
+
+
+@_fresh
+def said_colour_one_colour_off(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """The object a turn says the colour of drawn in the catalogue's next colour (scene and frames)."""
+    from generators.scenes.catalog import catalog
+    from pipeline.validate import RowView, _said
+    found = _scene_script(row)
+    if found is None or found[1].video is not None:
+        return None
+    script, scene = found
+    colours = list(catalog().colours)
+    for s in _said(RowView(row, None), "colours"):
+        objs = [o for o in s.objects if o.colour == s.value]
+        if not objs or any(o.colour not in colours for o in objs):
+            continue
+        for o in objs:   # every object it can be about: none keeps the colour said
+            other = colours[(colours.index(s.value) + 1) % len(colours)]
+            scene = _with_object(scene, replace(scene.object(o.id), colour=other, rgb=catalog().colours[other]))
+        return _put_scene(row, script, scene)
+    return None
+
+
+def _last_change(obj: SceneObject, kinds: tuple[VisualChange, ...], unit: int) -> Change | None:
+    return next((c for c in reversed(obj.timeline) if c.change in kinds and c.unit <= unit), None)
+
+
+def _said_one_frame_late(kind: str, changes: tuple[VisualChange, ...]) -> Apply:
+    """The change that makes a said text / state true shown from one frame after the unit that says it."""
+    @_fresh
+    def apply(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+        from pipeline.validate import RowView, _said
+        found = _scene_script(row)
+        if found is None:
+            return None
+        script, scene = found
+        for s in _said(RowView(row, None), kind):
+            for o in (scene.object(x.id) for x in s.objects):
+                c = _last_change(o, changes, s.unit)
+                if c is None or s.unit + 1 >= len(row.units):
+                    continue
+                moved = _move_change(row, scene, o, c, s.unit + 1)
+                if moved is not None:
+                    return _rederive(_put_scene(row, script, moved))
+        return None
+    apply.__doc__ = f"The change that makes a {kind[:-1]} the assistant says true first shown one frame after " \
+                    "the last frame its unit has read (scene, frames and visual event)."
+    return apply
+
+
+def _blank_jpeg(blob: bytes) -> bytes:
+    with Image.open(io.BytesIO(blob)) as im:
+        size = im.size
+    out = io.BytesIO()
+    Image.new("RGB", size, (128, 128, 128)).save(out, format="JPEG")
+    return out.getvalue()
+
+
+@_fresh
+def fact_over_blank_frame(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """The last frame an answer stating a visual fact has read, blank: one frame."""
+    from pipeline.validate import RowView, _fact_turns
+    v = RowView(row, None)
+    if v.scene is None:
+        return None
+    for t, ws, objs, asks in _fact_turns(v):
+        if asks and ws and 0 <= _W(row, ws[0].start_s) - 1 < len(row.frames):
+            r = _W(row, ws[0].start_s) - 1
+            row.frames[r] = _blank_jpeg(row.frames[r])
+            return row
+    return None
+
+
+def _question_before_shown(event: bool) -> Apply:
+    @_fresh
+    def apply(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+        from pipeline.validate import RowView, _named, _object_names
+        found = _scene_script(row)
+        if found is None:
+            return None
+        script, scene = found
+        v = RowView(row, None)
+        for w, label in _named(v, _object_names(v, {o.label for o in scene.objects}), Role.USER):
+            k = _W(row, w.start_s)
+            if k + 1 >= len(row.units):
+                continue
+            moved: Scene | None = scene
+            for o in scene.objects:
+                c = o.first(VisualChange.APPEARS)
+                if o.label == label and c is not None and c.unit <= k and moved is not None:
+                    now = moved.object(o.id)
+                    moved = _move_change(row, moved, now, now.first(VisualChange.APPEARS), k + 1, event)
+            if moved is not None and moved != scene:
+                return _rederive(_put_scene(row, script, moved))
+        return None
+    apply.__doc__ = ("An object a user word names first appears one window after that word's window (scene and "
+                     "frames" + (", visual event)." if event else "; its visual event still records the frame "
+                                 "it appeared in before, so the record alone still satisfies the rule)."))
+    return apply
+
+
+@_fresh
+def request_names_unread_result(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """An Omni delegate request that names one word of its result (a destination) before that result is
+    in, that no frame shows and nobody said: one name."""
+    found = _scene_script(row)
+    if found is None:
+        return None
+    _, scene = found
+    lang = language(row.language)
+    user = {_bare_word(w.word) for w in row.words if w.role == Role.USER}
+    shown = {_bare_word(x) for o in scene.objects for t in (o.text, *(c.text for c in o.timeline)) if t
+             for x in lang.words(t)}
+    for d in _kind(row, EventKind.DELEGATE):
+        b = next((b for b in _kind(row, EventKind.BACKEND) if _attrs(b).task_id == _attrs(d).task_id), None)
+        if b is None or not d.text:
+            continue
+        words = lang.words(b.text)
+        known = user | shown | {_bare_word(x) for x in lang.words(d.text)}
+        name = next((w.strip(".,!?;:'\"()") for i, w in enumerate(words) if i > 0 and w[:1].isupper()
+                     and not lang.ends_sentence(words[i - 1]) and _bare_word(w) not in known), None)
+        if name is None:
+            continue
+        body, end = (d.text[:-1], d.text[-1]) if d.text[-1] in ".?!" else (d.text, "")
+        _request(row, f"{body} to {name}{end}", d)
+        return row
+    return None
+
+
+
+@_fresh
+def request_code_one_digit_off(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """An Omni delegate request whose number (a flight code read off a ticket) has one digit changed: a
+    number no frame shows and nobody said."""
+    if _scene_script(row) is None:
+        return None
+    lang = language(row.language)
+    said = {n for w in row.words for n in lang.numbers(w.word)}
+    for d in _kind(row, EventKind.DELEGATE):
+        for i, ch in enumerate(d.text or ""):
+            if not ch.isdigit():
+                continue
+            new = d.text[:i] + str((int(ch) + 1) % 10) + d.text[i + 1:]
+            fresh = lang.numbers(new) - lang.numbers(d.text)
+            if fresh and not fresh & said:
+                _request(row, new, d)
+                return row
+    return None
+
+def _bare_word(word: str) -> str:
+    return word.strip(".,!?;:'\"()").lower()
+
+
 # ----------------------------------------------------------------------------- contrastive twins
 
 def _twin_parts(base: TrajectoryRow) -> tuple[Any, int] | None:
@@ -1138,6 +1418,25 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("fact_one_frame_late", "omni_fact_after_frame", "one frame", fact_one_frame_late),
     Mutant("object_shown_one_frame_late", "omni_named_objects_shown", "one frame", object_shown_one_frame_late),
     Mutant("change_cut_one_window_early", "omni_change_cut_after_frame", "one window", change_cut_one_window_early),
+    Mutant("turn_starts_in_previous_turns_window", "unit_one_turn", "one window (one sample past the earliest)",
+           turn_starts_in_previous_turns_window),
+    Mutant("repair_starts_past_changed_sentence", "rule7_changed_fact_resaid", "one sentence",
+           repair_starts_past_changed_sentence),
+    Mutant("repair_keeps_changed_heard_sentence", "rule7_changed_fact_resaid", "one sentence",
+           repair_keeps_changed_heard_sentence),
+    Mutant("parked_answer_left_unnamed", "park_resumed_or_dropped", "one attr", parked_answer_left_unnamed),
+    Mutant("said_colour_one_colour_off", "omni_said_colour", "one colour", said_colour_one_colour_off),
+    Mutant("said_text_one_frame_early", "omni_said_text", "one frame",
+           _said_one_frame_late("texts", (VisualChange.TEXT_READABLE, VisualChange.TEXT_CHANGES))),
+    Mutant("said_state_one_frame_early", "omni_said_state", "one frame",
+           _said_one_frame_late("states", (VisualChange.CHANGES_STATE,))),
+    Mutant("fact_over_blank_frame", "omni_fact_in_frame", "one frame", fact_over_blank_frame),
+    Mutant("question_one_window_before_shown", "omni_question_names_shown", "one window",
+           _question_before_shown(event=True)),
+    Mutant("question_before_drawn_event_kept", "omni_question_names_shown", "one window",
+           _question_before_shown(event=False)),
+    Mutant("request_code_one_digit_off", "omni_request_facts_read", "one digit", request_code_one_digit_off),
+    Mutant("request_names_unread_result", "omni_request_facts_read", "one name", request_names_unread_result),
 )
 
 PAIR_MUTANTS: tuple[PairMutant, ...] = (
