@@ -34,6 +34,7 @@ from pipeline.tts.base import CachedTTS  # noqa: E402
 from pipeline.tts.espeak import EspeakBackend  # noqa: E402
 from pipeline.validate import validate_twins  # noqa: E402
 from schemas.config import ESPEAK_CAST, RunConfig, Scenario, TwinsConfig, VoicesConfig  # noqa: E402
+from schemas.replace import replace  # noqa: E402
 from schemas.trajectory import TrajectoryRow  # noqa: E402
 from schemas.twins import TwinSide, twin_meta  # noqa: E402
 
@@ -48,10 +49,9 @@ def _config(family: str, num: int) -> RunConfig:
     if family == "zh":
         return RunConfig.model_validate({**base.model_dump(mode="json"), "language": "zh"})
     if family == "omni":
-        return base.model_copy(update={"scenarios": {s: 1.0 for s in sorted(VISUAL_FAMILIES)}})
+        return replace(base, scenarios={s: 1.0 for s in sorted(VISUAL_FAMILIES)})
     if family == "twins":
-        return base.model_copy(update={"scenarios": {s: 1.0 for s in TWIN_SCENARIOS},
-                                       "twins": TwinsConfig(share=1.0)})
+        return replace(base, scenarios={s: 1.0 for s in TWIN_SCENARIOS}, twins=TwinsConfig(share=1.0))
     return base
 
 
