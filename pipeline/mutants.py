@@ -862,6 +862,37 @@ def relayed_task_marked_cancelled(row: TrajectoryRow, tts: Any) -> TrajectoryRow
     return None
 
 
+@_fresh
+def result_read_by_its_ack(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A task's result one window earlier, into the window of its acknowledgement's first unit (a long
+    request written in the listening unit before the turn): the acknowledgement then says "working on
+    it" over a result its unit has read. Latency, ready time and units move with the result."""
+    for d in _kind(row, EventKind.DELEGATE):
+        a = _attrs(d)
+        ack = next((t for t in _turns(row) if t.id == a.turn), None)
+        b = next((e for e in _kind(row, EventKind.BACKEND) if _attrs(e).task_id == a.task_id), None)
+        if ack is None or b is None or _attrs(ack).trigger == Trigger.BACKEND:
+            continue
+        if a.unit == _W(row, ack.start_s) - 2 and _W(row, b.start_s) == _W(row, ack.start_s):
+            dt = -row.unit_s
+            b.start_s, b.end_s = b.start_s + dt, b.end_s + dt
+            for e in (b, d):
+                _set(e, ready_s=_attrs(e).ready_s + dt, latency_s=_attrs(e).latency_s + dt)
+            return _rederive(row)
+    return None
+
+
+@_fresh
+def late_call_off_unmarked(row: TrajectoryRow, tts: Any) -> TrajectoryRow | None:
+    """A cancel (or undo) written after its task's result was readable, recorded as if the task were
+    still pending (the old generator's "Cancel the pending request"): one attr."""
+    for d in _kind(row, EventKind.DELEGATE):
+        if _attrs(d).after_result:
+            _set(d, after_result=None)
+            return row
+    return None
+
+
 # ----------------------------------------------------------------------------- acoustics
 
 @_fresh
@@ -1407,6 +1438,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("request_over_budget", "delegate_decode_budget", "one character / one unit", request_over_budget),
     Mutant("result_leaks_token", "backend_plain", "one token", result_leaks_token),
     Mutant("relayed_task_marked_cancelled", "task_outcome", "one outcome", relayed_task_marked_cancelled),
+    Mutant("result_read_by_its_ack", "ack_before_result", "one window", result_read_by_its_ack),
+    Mutant("late_call_off_unmarked", "cancel_after_result", "one attr", late_call_off_unmarked),
     Mutant("one_sample_at_full_scale", "no_clipping", "one sample", one_sample_at_full_scale),
     Mutant("snr_draw_over", "snr_realised", f"+{SNR_TOLERANCE_DB + STEP_DB} dB", _snr_draw_off(+1.0)),
     Mutant("snr_draw_under", "snr_realised", f"-{SNR_TOLERANCE_DB + STEP_DB} dB", _snr_draw_off(-1.0)),

@@ -17,12 +17,14 @@ from schemas.trajectory import TrajectoryRow
 # (scenario, seed, language): between them a place for every mutant (a cut-in and its repair, a relayed
 # result with a number, a question, a backchannel, a timer, a visual change that cuts a stale answer, a zh relay,
 # repairs whose heard sentence the correction changed (one starts past a sentence the user heard), a parked
-# answer resumed, a sign's text read out, a state change announced, a flight looked up off a ticket)
+# answer resumed, a sign's text read out, a state change announced, a flight looked up off a ticket, a result
+# that lands in its acknowledgement's second window, a cancel written after its result came in)
 ROWS: tuple[tuple[str, int, str | None], ...] = (
     ("turn_taking", 1, None), ("turn_taking", 11, None), ("interruption_repair", 1, None), ("delegation", 1, None),
     ("backchannel", 1, None), ("proactive_timer", 1, None), ("visual_qa", 0, None), ("visual_change", 3, None),
     ("delegation", 1, "zh"), ("interruption_repair", 2, None), ("interruption_park", 1, None), ("visual_qa", 2, None),
     ("visual_watch", 1, None), ("visual_delegation", 0, None), ("interruption_repair", 7, None),
+    ("delegation", 14, None), ("delegation_cancel", 3, None),
 )
 # (scenario, seed) of twin pairs: an interruption (the twin talks on) and a rule-4 overlay
 PAIRS: tuple[tuple[str, int], ...] = (("interruption_discard", 1), ("backchannel", 1))
