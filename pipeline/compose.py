@@ -614,8 +614,14 @@ def _place_assistant(st: _State, turn: ScriptTurn, user_voice: VoiceSpec | None,
     responds = turn.trigger == Trigger.USER   # an acknowledgement that speaks a relay still answers the user
     acts_on = [turn.ref] if turn.trigger == Trigger.BACKEND else []
     if says is not None:
+        # an acknowledgement that states what a frame shows ("That's flight AZ 1702") keeps saying it,
+        # then the relay: the fact is still true and the row's scene records this turn as stating it
+        states = st.scene is not None and any(a.turn == turn.id for a in st.scene.asks)
+        text_before = turn.text if states else ""
         turn = replace(says, id=turn.id, delegate=turn.delegate, lead_s=turn.lead_s, voice=turn.voice,
                        overlays=turn.overlays)
+        if text_before:
+            turn = replace(turn, text=st.lang.join([text_before, turn.text]))
     text = _resolve_text(st, turn)
     syn = st.speak(text, turn.voice)
     if responds and f.last_user_end is not None:
