@@ -973,16 +973,22 @@ def _named(v: RowView, names: dict[str, str], role: Role = Role.ASSISTANT) -> It
                 at = text.find(name, at + 1)
 
 
+def _appears_units(v: RowView) -> dict[str, int]:
+    """Per object label, the first frame whose `appears` event records it (what the events say is shown)."""
+    out: dict[str, int] = {}
+    for e in v.kind(EventKind.VISUAL):
+        a = v.attrs[e.id]
+        if a.change == VisualChange.APPEARS:
+            out[a.label] = min(out.get(a.label, a.unit), a.unit)
+    return out
+
+
 def omni_named_objects_shown(v: RowView) -> Iterator[str]:
     """The assistant never names an object no frame so far has shown: a word heard in window w names
     only labels some frame 0..w-1 has shown (words of unit k's output play in window k+1)."""
     if v.scene is None:
         return
-    shown: dict[str, int] = {}
-    for e in v.kind(EventKind.VISUAL):
-        a = v.attrs[e.id]
-        if a.change == VisualChange.APPEARS:
-            shown[a.label] = min(shown.get(a.label, a.unit), a.unit)
+    shown = _appears_units(v)
     names = _object_names(v, {o.label for o in v.scene.objects})
     for w, label in _named(v, names):
         out_unit = v.W(w.start_s) - 1
@@ -1203,11 +1209,7 @@ def omni_question_names_shown(v: RowView) -> Iterator[str]:
     event recorded earlier than the scene draws the object cannot move the limit."""
     if v.scene is None:
         return
-    events: dict[str, int] = {}
-    for e in v.kind(EventKind.VISUAL):
-        a = v.attrs[e.id]
-        if a.change == VisualChange.APPEARS:
-            events[a.label] = min(events.get(a.label, a.unit), a.unit)
+    events = _appears_units(v)
     drawn: dict[str, int] = {}
     for o in v.scene.objects:
         first = next((k for k in range(v.n) if o.at(k).visible), None)

@@ -189,14 +189,20 @@ def m_rule6(g):
     return row, {"rule6_relay_facts_read"}    # a number the model has read nowhere
 
 
-def m_rule7_continuation(g):
-    row = g.situation("interruption_repair")
+def continuation_of(row: TrajectoryRow) -> tuple[dict, dict, list[str], int]:
+    """(script, its first continuation, that continuation's sentence elements, the element its text starts at)."""
     script = json.loads(row.script)
     turn = next(t for t in script["turns"] if t.get("continuation"))
     c = turn["continuation"]
     text = attrs(event(row, turn["id"]))["planned_text"]
     elements = ENGLISH.sentence_elements(c["sentences"])
     j = next(j for j in range(len(elements) + 1) if text == " ".join([c["prefix"], *elements[j:]]).strip())
+    return script, c, elements, j
+
+
+def m_rule7_continuation(g):
+    row = g.situation("interruption_repair")
+    script, c, elements, j = continuation_of(row)
     c["sentences"] = [*elements[:j], "This sentence was never heard.", *elements[j:]]   # now skipped silently
     row.script = json.dumps(script)
     return row, {"rule7_continuation_from_heard"}
@@ -320,12 +326,7 @@ def m_rule7_changed_fact(g):
     # correction changed it), while the repair still starts after it: the old fact is never corrected
     for seed in range(1, 30):
         row = g.row("interruption_repair", seed)
-        script = json.loads(row.script)
-        turn = next(t for t in script["turns"] if t.get("continuation"))
-        c = turn["continuation"]
-        text = attrs(event(row, turn["id"]))["planned_text"]
-        elements = ENGLISH.sentence_elements(c["sentences"])
-        j = next(j for j in range(len(elements) + 1) if text == " ".join([c["prefix"], *elements[j:]]).strip())
+        script, c, elements, j = continuation_of(row)
         if j >= 1:
             break
     else:
