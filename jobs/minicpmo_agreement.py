@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jobs.dataset_reader import DatasetReader
+from schemas.errors import UsageError
 from schemas.language import language
 from schemas.protocol import SPEAK
 from schemas.trajectory import TrajectoryRow, attrs_of
@@ -128,7 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dataset", type=Path, help="a generated folder")
     p.add_argument("export", type=Path, help="its `duplexsynth export --format minicpm-o` folder")
     args = p.parse_args(argv)
-    agg = compare(args.dataset, args.export)
+    if not (args.export / "cases").is_dir():
+        print(f"error: {args.export}: no cases/ folder (not a `duplexsynth export --format minicpm-o` output)",
+              file=sys.stderr)
+        return 2
+    try:
+        agg = compare(args.dataset, args.export)
+    except UsageError as err:   # a missing or broken dataset folder: one line naming it
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     print(json.dumps(agg.summary(), indent=1, ensure_ascii=False))
     return 0 if not agg.disagreements and agg.rows else 1
 
