@@ -8,6 +8,10 @@ little-endian float32 audio when the reply says ``"ok": true`` (``*_worker.py`` 
 An :class:`EngineProcess` starts its worker lazily, once per OS process that uses it (a pickled
 backend in a Ray worker starts its own), and ends it by its pid: on ``close()``, when the owner
 is collected, or when this process exits (the worker reads EOF on its stdin and returns).
+
+A request that gets no whole reply in ``timeout_s`` kills the worker by its pid and raises, so the
+trajectory becomes a failed record and the next request starts a fresh worker: an engine stuck inside
+its C code (seen once: RHVoice in ``HTS_Vocoder_synthesize`` for 17 minutes) must not hang a shard.
 """
 from __future__ import annotations
 
@@ -27,14 +31,17 @@ import numpy as np
 __all__ = ["EngineProcess", "NATIVE_WORKER", "NativeEngineBackend", "end_process"]
 
 NATIVE_WORKER = Path(__file__).with_name("native_worker.py")   # hosts flite and RHVoice over their C APIs
+# A line is synthesised in about a second on one core; two minutes is a stuck engine, not a slow one.
+REPLY_TIMEOUT_S = 120.0
 
 
 class EngineProcess:
     """One worker script's process for this OS process; calls are serialised by a lock."""
 
-    def __init__(self, script: Path, what: str) -> None:
+    def __init__(self, script: Path, what: str, timeout_s: float = REPLY_TIMEOUT_S) -> None:
         self.script = Path(script)
         self.what = what              # for messages: "the Piper worker"
+        self.timeout_s = float(timeout_s)
         self._lock = threading.Lock()
         self.proc: subprocess.Popen[bytes] | None = None
         self._owner: int | None = None
@@ -53,11 +60,21 @@ class EngineProcess:
 
     def ask(self, request: dict[str, Any]) -> tuple[dict[str, Any], np.ndarray | None]:
         """Send one request; (reply head, float32 audio or None when the reply is not ok).
-        Raises RuntimeError (with the worker's stderr tail) when the worker died."""
+        Raises RuntimeError (with the worker's stderr tail) when the worker died, or when no whole reply
+        came in ``timeout_s`` (the worker is then killed; the next request starts a new one)."""
         with self._lock:
             proc = self._running()
             assert proc.stdin is not None and proc.stdout is not None
             why = ""
+            expired = threading.Event()
+
+            def expire() -> None:
+                expired.set()
+                _kill(proc)
+
+            watchdog = threading.Timer(self.timeout_s, expire)
+            watchdog.daemon = True
+            watchdog.start()
             try:
                 proc.stdin.write(json.dumps(request).encode() + b"\n")
                 proc.stdin.flush()
@@ -67,6 +84,10 @@ class EngineProcess:
                          if head and head.get("ok") else None)
             except (BrokenPipeError, OSError, ValueError) as err:
                 head, audio, why = None, None, str(err)
+            finally:
+                watchdog.cancel()
+            if expired.is_set():
+                head, audio, why = None, None, f"no reply in {self.timeout_s:g} s, killed"
             if head is None:
                 tail = ""
                 if self._err is not None:
@@ -104,11 +125,16 @@ def end_process(proc: subprocess.Popen[bytes]) -> None:
             proc.stdin.close()
         proc.wait(timeout=5)
     except (OSError, subprocess.TimeoutExpired):
-        try:
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
+        _kill(proc)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL one worker by its pid (a stuck engine does not read its stdin) and reap it."""
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        pass
 
 
 class NativeEngineBackend:
