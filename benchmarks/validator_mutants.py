@@ -1,11 +1,14 @@
 """How strong is `validate`? Every row mutation at its limit (pipeline/mutants.py) over rows of every family.
 
-    python benchmarks/validator_mutants.py [--num 10] [--dir OUT] [--only RULE ...]
+    python benchmarks/validator_mutants.py [--num 10] [--dir OUT ...] [--cap K] [--only RULE ...]
 
 Rows are made as `duplexsynth generate` makes them (generators.registry planners, pipeline.render,
 the fast espeak-ng cast of tests/fast_voices.yaml), `--num` per family: en (the default mix), zh (the
 default mix in Mandarin), Omni (every visual family) and twins (contrastive pairs of the families
-that draw one); or read from a generated output folder (`--dir`, families told by each row). Each
+that draw one); or read from generated output folders (`--dir`, families told by each row, one shard
+in memory at a time). `--cap K` validates at most K mutated rows per mutant and family, so a large
+folder finds the rows that rare mutants apply to without validating every common one a thousand
+times; a row no uncapped mutant applies to is not validated at all. Each
 clean row is validated first (every rule, rule 4 by re-composition and the re-render included):
 only rows that pass are mutated, so a refusal is the mutant's. Every mutant that applies to a row
 is validated; it is caught when validate names the mutant's own rule (validate_twins for pairs).
@@ -81,92 +84,91 @@ def family_of(row: TrajectoryRow) -> str:
     return "zh" if row.language == "zh" else "en"
 
 
-def read_dir(root: str) -> dict[str, list[list[TrajectoryRow]]]:
-    """The rows of a generated output folder by family, a twin pair as one [base, twin] entry."""
+def read_dirs(roots: list[str]) -> Iterator[tuple[str, list[TrajectoryRow]]]:
+    """The rows of generated output folders, one shard in memory at a time: (family, [row]) or
+    ("twins", [base, twin]) for a pair (a pair is written in one shard)."""
     import pyarrow.parquet as pq
 
     from schemas.arrow import row_from_dict
-    rows = [row_from_dict(d) for p in sorted(Path(root, "shards").glob("shard-*.parquet"))
-            for d in pq.read_table(p).to_pylist()]
-    by_id = {r.id: r for r in rows}
-    out: dict[str, list[list[TrajectoryRow]]] = defaultdict(list)
-    for r in rows:
-        m = twin_meta(r.meta)
-        if m is None:
-            out[family_of(r)].append([r])
-        elif m.side == TwinSide.BASE and m.partner in by_id:
-            out["twins"].append([r, by_id[m.partner]])
-    return out
+    for root in roots:
+        for p in sorted(Path(root, "shards").glob("shard-*.parquet")):
+            rows = [row_from_dict(d) for d in pq.read_table(p).to_pylist()]
+            by_id = {r.id: r for r in rows}
+            for r in rows:
+                m = twin_meta(r.meta)
+                if m is None:
+                    yield family_of(r), [r]
+                elif m.side == TwinSide.BASE and m.partner in by_id:
+                    yield "twins", [r, by_id[m.partner]]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--num", type=int, default=10, help="trajectories per family")
-    ap.add_argument("--dir", help="read rows from this generated output folder instead")
+    ap.add_argument("--dir", nargs="*", help="read rows from these generated output folders instead")
+    ap.add_argument("--cap", type=int, default=0, help="at most K mutated rows per mutant and family (0: all)")
     ap.add_argument("--only", nargs="*", help="only the mutants of these rule ids")
     args = ap.parse_args()
     tts = CachedTTS(EspeakBackend())
     t0 = time.perf_counter()
     if args.dir:
-        groups = read_dir(args.dir)
+        entries: Iterator[tuple[str, list[TrajectoryRow]]] = read_dirs(args.dir)
     else:
-        groups = {f: list(generate(f, args.num, tts)) for f in FAMILIES}
-    t_gen = time.perf_counter() - t0
+        entries = ((f, rows) for f in FAMILIES for rows in generate(f, args.num, tts))
     mutants = [m for m in MUTANTS if not args.only or m.rule in args.only]
     pair_mutants = [m for m in PAIR_MUTANTS if not args.only or m.rule in args.only]
 
-    clean: dict[str, list[int]] = {}
+    clean: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     tried: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))   # mutant, family
     also: dict[str, set[str]] = defaultdict(set)
     missed: list[str] = []
-    t1 = time.perf_counter()
-    for family, entries in groups.items():
-        ok = total = 0
-        for rows in entries:
-            good = []
-            for r in rows:
-                total += 1
-                bad = fired(r, tts)
-                if bad:
-                    print(f"clean row {r.id} ({family}) fails: {sorted(bad)}")
-                else:
-                    ok += 1
-                    good.append(r)
-            pair_ok = len(rows) == 2 and not validate_twins(rows)
-            if len(rows) == 2:
-                total += 1
-                ok += pair_ok
-                if not pair_ok:
-                    print(f"clean pair {rows[0].id} fails: {[str(v) for v in validate_twins(rows)]}")
-            for r in good:
-                for m in mutants:
-                    bad_row = m.apply(r, tts)
-                    if bad_row is None:
-                        continue
-                    got = fired(bad_row, tts)
-                    cell = tried[m.name][family]
-                    cell[0] += m.rule in got
-                    cell[1] += 1
-                    also[m.name] |= got - {m.rule}
-                    if m.rule not in got:
-                        missed.append(f"{m.name} on {r.id} ({family}): fired {sorted(got)}")
-            if pair_ok:
-                for pm in pair_mutants:
-                    pair = pm.apply(rows[0], rows[1])
-                    if pair is None:
-                        continue
-                    got = {v.rule for v in validate_twins(list(pair))}
-                    cell = tried[pm.name][family]
-                    cell[0] += pm.rule in got
-                    cell[1] += 1
-                    also[pm.name] |= got - {pm.rule}
-                    if pm.rule not in got:
-                        missed.append(f"{pm.name} on {rows[0].id}: fired {sorted(got)}")
-        clean[family] = [ok, total]
-    t_val = time.perf_counter() - t1
+    seen = 0
 
-    print(f"\nrows: {sum(len(e) for e in groups.values())} trajectories in {t_gen:.0f} s; "
-          f"validated and mutated in {t_val:.0f} s")
+    def open_(name: str, family: str) -> bool:
+        return not args.cap or tried[name][family][1] < args.cap
+
+    def record(name: str, rule: str, family: str, got: set[str], where: str) -> None:
+        cell = tried[name][family]
+        cell[0] += rule in got
+        cell[1] += 1
+        also[name] |= got - {rule}
+        if rule not in got:
+            missed.append(f"{name} on {where}: fired {sorted(got)}")
+
+    for family, rows in entries:
+        seen += len(rows)
+        if seen // 200 != (seen - len(rows)) // 200:
+            print(f"... {seen} rows, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        pairs = [(m, r.id, m.apply(r, tts)) for r in rows for m in mutants if open_(m.name, family)]
+        pairs = [(m, rid, b) for m, rid, b in pairs if b is not None]
+        pair_wanted = len(rows) == 2 and any(open_(pm.name, family) for pm in pair_mutants)
+        if args.cap and not pairs and not pair_wanted:
+            continue
+        good = set()
+        for r in rows:
+            clean[family][1] += 1
+            bad = fired(r, tts)
+            if bad:
+                print(f"clean row {r.id} ({family}) fails: {sorted(bad)}")
+            else:
+                clean[family][0] += 1
+                good.add(r.id)
+        for m, rid, bad_row in pairs:
+            if rid in good and open_(m.name, family):
+                record(m.name, m.rule, family, fired(bad_row, tts), f"{rid} ({family})")
+        if len(rows) == 2:
+            pair_ok = not validate_twins(rows)
+            clean[family][1] += 1
+            clean[family][0] += pair_ok
+            if not pair_ok:
+                print(f"clean pair {rows[0].id} fails: {[str(v) for v in validate_twins(rows)]}")
+            for pm in pair_mutants if pair_ok and len(good) == 2 else []:
+                pair = pm.apply(rows[0], rows[1]) if open_(pm.name, family) else None
+                if pair is not None:
+                    record(pm.name, pm.rule, family, {v.rule for v in validate_twins(list(pair))}, rows[0].id)
+    t_val = time.perf_counter() - t0
+
+    print(f"\n{seen} rows read or made, validated and mutated in {t_val:.0f} s")
     print("unmutated rows (and twin pairs) that pass: " + ", ".join(f"{f} {c[0]}/{c[1]}" for f, c in clean.items()))
     print(f"\n{'rule':32s} {'mutant':36s} {'step':22s} {'families':22s} {'caught':>9s}  also fired")
     by_rule: dict[str, list[int]] = defaultdict(lambda: [0, 0])
