@@ -20,9 +20,12 @@ as the model reads it is what Omni training needs). The NeMo lines carry the sam
 
 **NeMo.** NeMo reads manifest audio as single-channel, so each channel is its own file (the FLAC
 bytes of the row, copied). A line is one supervision: `audio_filepath` (relative to the manifest,
-which NeMo resolves), `offset`, `duration`, `text`, `lang`, `sampling_rate`, plus `speaker`,
-`channel`, `session_id`, `turn_id`, `kind` and `scenario`, which NeMo's Lhotse adapter keeps as
-`cut.custom`. Harness events have no audio and no line.
+which NeMo resolves), `offset`, `duration`, `text`, `lang`, plus `speaker`, `channel`,
+`session_id`, `turn_id`, `kind` and `scenario`, which NeMo's Lhotse adapter keeps as `cut.custom`.
+Harness events have no audio and no line. No `sampling_rate`: given it, NeMo's adapter
+(`LazyNeMoIterator`) skips opening the file and takes the recording to be exactly `duration` long,
+then cuts at `offset`, so a turn that does not start at 0 of a whole-session file fails or loads a
+truncated slice; without it the adapter reads the file's real length (soundfile.info) and cuts right.
 
 **NeMo duplex S2S** (`--format nemo-s2s`, `NemoS2SWriter`): the cuts NeMo's speechlm2
 `DuplexS2SDataset` trains on, as Lhotse Shar (NeMo reads Shar through its Lhotse dataloader).
@@ -176,7 +179,7 @@ class LhotseWriter:
         frames_at = frames["frames"]["dir"] if frames else None
         files = {ch: f"audio/{name}.{CHANNEL_FILES[ch]}.flac" for ch in CHANNEL_FILES}
         lines = [{"audio_filepath": files[s.channel], "offset": s.start, "duration": s.duration, "text": s.text,
-                  "lang": s.language, "sampling_rate": sr, "speaker": s.speaker, "channel": s.channel,
+                  "lang": s.language, "speaker": s.speaker, "channel": s.channel,
                   "session_id": row["id"], "turn_id": s.custom["event_id"], "kind": s.custom["kind"],
                   "scenario": row["scenario"], **({"frames_dir": frames_at} if frames_at else {})} for s in sups]
         self.shar.write(cut)     # past this point a failure is the export's, not the row's

@@ -3,8 +3,8 @@
 `CutSet.from_shar` loads the Shar; every cut is a two-channel MultiCut whose audio equals the row's
 (channel 0 assistant, 1 user), whose supervisions are the row's voiced events with our word timings
 as lhotse alignments, and whose custom fields carry scenario, events (harness included) and units.
-The NeMo manifest is read as NeMo documents it: one mono audio file per line's `audio_filepath`
-(relative to the manifest), with offset, duration and text.
+The NeMo manifest is read as NeMo's Lhotse adapter reads it: one mono audio file per line's
+`audio_filepath` (relative to the manifest), cut at offset for duration, its length the file's.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import lhotse   # the export extra (scripts/setup.sh installs it)
 import numpy as np
 import pytest
 import soundfile as sf
+from lhotse.utils import compute_num_samples
 
 from jobs.cli import main as cli
 from schemas.language import language
@@ -89,6 +90,44 @@ def test_lhotse_loads_the_shar_with_audio_supervisions_alignments_and_custom_fie
             assert any(u["delegate"] for u in cut.custom["units"])
 
 
+def nemo_adapter_audio(line: dict, manifest: Path) -> np.ndarray:
+    """A manifest line's samples as NeMo's Lhotse adapter (LazyNeMoIterator, non-tarred) loads them: the
+    recording is the file at `audio_filepath` (relative to the manifest) and the cut is `duration`
+    seconds from `offset`. Its rule for the recording's length: given `sampling_rate` it does not open
+    the file but takes the recording to be exactly `duration` long (num_samples from duration);
+    without it the recording is read from the file, so its length is the file's."""
+    path = str(manifest.parent / line["audio_filepath"])
+    if "sampling_rate" in line:
+        sr = line["sampling_rate"]
+        recording = lhotse.Recording(id=path, sources=[lhotse.AudioSource(type="file", channels=[0], source=path)],
+                                     sampling_rate=sr, num_samples=compute_num_samples(line["duration"], sr),
+                                     duration=line["duration"], channel_ids=[0])
+    else:
+        recording = lhotse.Recording.from_file(path)
+    cut = recording.to_cut()
+    if "offset" in line:
+        cut = cut.truncate(offset=line["offset"], duration=line["duration"], preserve_id=True)
+    return cut.load_audio()[0]
+
+
+def _nemo_reads(lines: list[dict], manifest: Path, rows: dict[str, TrajectoryRow]) -> tuple[int, int]:
+    """(lines read bit-exact against the row's channel slice, lines the adapter's rule refuses)."""
+    exact = refused = 0
+    for line in lines:
+        row = rows[line["session_id"]]
+        sr = row.sample_rate
+        x = _channel((row.assistant_audio if line["channel"] == 0 else row.user_audio).bytes)
+        a = compute_num_samples(line["offset"], sr)
+        want = x[a:a + compute_num_samples(line["duration"], sr)]
+        try:
+            got = nemo_adapter_audio(line, manifest)
+        except AssertionError:   # lhotse: "Recording's duration ... is smaller than the requested offset"
+            refused += 1
+            continue
+        exact += got.shape == want.shape and np.array_equal(got, want)
+    return exact, refused
+
+
 def test_nemo_manifest_lines_point_at_mono_audio_with_offset_duration_and_text(exported, source):
     _, rows = source
     manifest = exported / "nemo" / "manifest.jsonl"
@@ -99,7 +138,7 @@ def test_nemo_manifest_lines_point_at_mono_audio_with_offset_duration_and_text(e
         row = rows[line["session_id"]]
         path = manifest.parent / line["audio_filepath"]
         info = sf.info(path)
-        assert info.channels == 1 and info.samplerate == line["sampling_rate"] == row.sample_rate
+        assert info.channels == 1 and info.samplerate == row.sample_rate
         column = row.assistant_audio if line["channel"] == 0 else row.user_audio
         assert path.read_bytes() == column.bytes                 # the row's own FLAC, untouched
         assert 0 <= line["offset"] and line["offset"] + line["duration"] <= info.duration + 1e-6
@@ -107,6 +146,21 @@ def test_nemo_manifest_lines_point_at_mono_audio_with_offset_duration_and_text(e
         assert (line["text"], line["speaker"], line["lang"], line["offset"], line["duration"]) == (
             sup.text, sup.speaker, row.language, sup.start, sup.duration)
     assert len(lines) == len(sups)
+
+
+def test_nemo_adapter_reads_every_manifest_line_bit_exact(exported, source):
+    """Read as NeMo's adapter reads (nemo_adapter_audio): every line is its turn's samples of the row's
+    channel, bit for bit. The same lines with `sampling_rate` added (what the export wrote before)
+    are read wrongly by that rule: a turn past the first `duration` seconds of its file is refused
+    ("duration ... smaller than the requested offset"), an earlier one not at 0 loads cut short."""
+    _, rows = source
+    manifest = exported / "nemo" / "manifest.jsonl"
+    lines = [json.loads(x) for x in manifest.read_text(encoding="utf-8").splitlines()]
+    assert not any("sampling_rate" in line for line in lines)
+    assert _nemo_reads(lines, manifest, rows) == (len(lines), 0)
+    with_rate = [{**line, "sampling_rate": rows[line["session_id"]].sample_rate} for line in lines]
+    exact, refused = _nemo_reads(with_rate, manifest, rows)
+    assert refused > 0 and exact == sum(line["offset"] == 0 for line in lines) < len(lines)
 
 
 def test_a_row_that_cannot_be_converted_is_a_failure_record(exported, source):
