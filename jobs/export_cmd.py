@@ -3,7 +3,8 @@
 `trainer` (default): training shards for the bundled trainer (jobs/export.py). `moshi`:
 moshi-finetune's stereo wavs, alignments and index (jobs/export_moshi.py). `lhotse`: a Lhotse Shar
 CutSet and a NeMo manifest (jobs/export_lhotse.py). `nemo-s2s`: the same module's Lhotse Shar cuts for
-NeMo speechlm2's duplex S2S dataset (user channel in, assistant channel as target_audio). `minicpm-o`: the MiniCPM-o protocol SDK's
+NeMo speechlm2's duplex S2S dataset (user channel in, assistant channel as target_audio at the codec's
+rate, --target-sample-rate). `minicpm-o`: the MiniCPM-o protocol SDK's
 O5DuplexTrainingData, checked by the SDK itself (jobs/export_minicpmo.py). Each format has its own module.
 """
 from __future__ import annotations
@@ -15,6 +16,10 @@ import sys
 from schemas.protocol import CHUNK_EOS
 
 FORMATS = ("trainer", "moshi", "lhotse", "nemo-s2s", "minicpm-o", "fdb")
+# --format nemo-s2s: the rate of target_audio. NeMo's DuplexS2SDataset collates target_audio at the rate
+# it is stored and hands it to the audio codec, whose rate its duplex recipe sets to 22050 Hz
+# (examples/speechlm2/conf/s2s_duplex.yaml, data.target_sample_rate).
+NEMO_S2S_TARGET_RATE = 22_050
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "the extended tokenizer and a manifest. --format moshi: moshi-finetune's stereo 24 kHz wavs, "
                     "word alignments and jsonl index. --format lhotse: a Lhotse Shar CutSet (two-channel cuts, "
                     "supervisions with word alignments) and a NeMo manifest. --format nemo-s2s: Lhotse Shar cuts for NeMo's "
-                    "speechlm2 DuplexS2SDataset (user channel as the recording, the assistant's as target_audio, "
-                    "speakers user/agent). --format minicpm-o: one MiniCPM-o "
+                    "speechlm2 DuplexS2SDataset (user channel as the recording, the assistant's as target_audio "
+                    "at --target-sample-rate, speakers user/agent). --format minicpm-o: one MiniCPM-o "
                     "O5DuplexTrainingData case per row, validated, arranged and tokenized by minicpm-o5-sdk. The options from --tokenizer to "
                     "--no-chunk-eos-loss and --workers are the trainer format's.")
     p.add_argument("dir", help="generator output folder (manifest.json + shards)")
@@ -52,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--image-tokens", type=int, default=64, help="image embeddings per frame (Omni rows)")
     p.add_argument("--no-chunk-eos-loss", action="store_true",
                    help=f"no loss on {CHUNK_EOS} (the literal DESIGN §3 list; see model/protocol.py)")
+    p.add_argument("--target-sample-rate", type=int, default=None, metavar="HZ",
+                   help=f"--format nemo-s2s: rate of target_audio, the assistant channel resampled with soxr; set it "
+                        f"to your codec's rate (default {NEMO_S2S_TARGET_RATE}, NeMo's duplex S2S recipe)")
     p.add_argument("--workers", type=int, default=1, help="processes converting shards in parallel")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a non-empty --out that holds an earlier export (never another folder)")
@@ -60,6 +68,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target_sample_rate is not None and (args.format != "nemo-s2s" or args.target_sample_rate < 1):
+        why = "must be >= 1 (Hz)" if args.format == "nemo-s2s" else "applies to --format nemo-s2s only"
+        print(f"error: export refused: --target-sample-rate {why}", file=sys.stderr)
+        return 2
     if args.format != "trainer":
         return run_consumer(args)
     from jobs.cli import one_line
@@ -128,7 +140,8 @@ def run_consumer(args: argparse.Namespace) -> int:
             NemoS2SWriter,
         )
         if args.format == "nemo-s2s":   # NeMo speechlm2's duplex S2S layout of the same cuts
-            fmt, make_writer = NEMO_S2S_FORMAT, lambda stage: NemoS2SWriter(stage, args.rows_per_shard)
+            rate = args.target_sample_rate or NEMO_S2S_TARGET_RATE
+            fmt, make_writer = NEMO_S2S_FORMAT, lambda stage: NemoS2SWriter(stage, args.rows_per_shard, rate)
         else:
             fmt, make_writer = FORMAT, lambda stage: LhotseWriter(stage, args.rows_per_shard)
     try:

@@ -20,9 +20,12 @@ as the model reads it is what Omni training needs). The NeMo lines carry the sam
 
 **NeMo.** NeMo reads manifest audio as single-channel, so each channel is its own file (the FLAC
 bytes of the row, copied). A line is one supervision: `audio_filepath` (relative to the manifest,
-which NeMo resolves), `offset`, `duration`, `text`, `lang`, `sampling_rate`, plus `speaker`,
-`channel`, `session_id`, `turn_id`, `kind` and `scenario`, which NeMo's Lhotse adapter keeps as
-`cut.custom`. Harness events have no audio and no line.
+which NeMo resolves), `offset`, `duration`, `text`, `lang`, plus `speaker`, `channel`,
+`session_id`, `turn_id`, `kind` and `scenario`, which NeMo's Lhotse adapter keeps as `cut.custom`.
+Harness events have no audio and no line. No `sampling_rate`: given it, NeMo's adapter
+(`LazyNeMoIterator`) skips opening the file and takes the recording to be exactly `duration` long,
+then cuts at `offset`, so a turn that does not start at 0 of a whole-session file fails or loads a
+truncated slice; without it the adapter reads the file's real length (soundfile.info) and cuts right.
 
 **NeMo duplex S2S** (`--format nemo-s2s`, `NemoS2SWriter`): the cuts NeMo's speechlm2
 `DuplexS2SDataset` trains on, as Lhotse Shar (NeMo reads Shar through its Lhotse dataloader).
@@ -31,14 +34,18 @@ which NeMo resolves), `offset`, `duration`, `text`, `lang`, `sampling_rate`, plu
 
 One `MonoCut` per session whose recording is the USER channel (the microphone: the model's input)
 and whose `custom["target_audio"]` is a Recording of the assistant channel (what the model says),
-which the dataset loads with `recording_field="target_audio"`. Supervisions as above, all on the
-one channel, with the speaker roles the dataset selects by: `user` (its input role: the user's
-turns, interruptions and backchannels), `agent` (its output role: the assistant's voiced turns);
-the people the user talks to and background talkers keep their own role, which the dataset leaves
-out of both text channels. `text` is the words actually voiced, `end` where the voicing stopped, so
-an interrupted turn's end-of-text lands at its cut. `custom` also carries the session record, and
-an Omni row's frames as above (``OUT/frames/<id>/``: DuplexS2SDataset reads no video, a trainer
-extending it finds them there).
+which the dataset loads with `recording_field="target_audio"`. The recording keeps the row's rate
+(the dataset resamples it to its `source_sample_rate`); the target is resampled here (soxr VHQ,
+exactly round(duration * rate) samples) to `--target-sample-rate`, default 22050 Hz, the codec
+rate of NeMo's duplex recipe: the dataset resamples only the recording and collates `target_audio`
+at the rate it is stored, so a 16 kHz target would reach a 22.05 kHz codec 1.38x too fast. Times
+stay in seconds. Supervisions as above, all on the one channel, with the speaker roles the dataset
+selects by: `user` (its input role: the user's turns, interruptions and backchannels), `agent` (its
+output role: the assistant's voiced turns); the people the user talks to and background talkers
+keep their own role, which the dataset leaves out of both text channels. `text` is the words
+actually voiced, `end` where the voicing stopped, so an interrupted turn's end-of-text lands at its
+cut. `custom` also carries the session record, and an Omni row's frames as above
+(``OUT/frames/<id>/``: DuplexS2SDataset reads no video, a trainer extending it finds them there).
 """
 from __future__ import annotations
 
@@ -52,6 +59,7 @@ import numpy as np
 
 from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, FRAMES_DIR, USER_CHANNEL, RowFailed, channel_of,
                                 frame_names, new_name, session_audio, words_by_event, write_frames)
+from jobs.export_moshi import resample
 from schemas.language import language
 from schemas.vocab import Role
 
@@ -176,7 +184,7 @@ class LhotseWriter:
         frames_at = frames["frames"]["dir"] if frames else None
         files = {ch: f"audio/{name}.{CHANNEL_FILES[ch]}.flac" for ch in CHANNEL_FILES}
         lines = [{"audio_filepath": files[s.channel], "offset": s.start, "duration": s.duration, "text": s.text,
-                  "lang": s.language, "sampling_rate": sr, "speaker": s.speaker, "channel": s.channel,
+                  "lang": s.language, "speaker": s.speaker, "channel": s.channel,
                   "session_id": row["id"], "turn_id": s.custom["event_id"], "kind": s.custom["kind"],
                   "scenario": row["scenario"], **({"frames_dir": frames_at} if frames_at else {})} for s in sups]
         self.shar.write(cut)     # past this point a failure is the export's, not the row's
@@ -197,12 +205,13 @@ class LhotseWriter:
 
 class NemoS2SWriter:
     """Feeds lhotse's SharWriter one NeMo duplex S2S cut per row (module docstring): the user channel
-    as the recording, the assistant channel as custom["target_audio"], speakers user / agent."""
+    as the recording, the assistant channel at `target_rate` Hz as custom["target_audio"], speakers user / agent."""
 
-    def __init__(self, stage: Path, shard_size: int):
+    def __init__(self, stage: Path, shard_size: int, target_rate: int):
         from lhotse.shar import SharWriter
 
         self.root = stage
+        self.target_rate = target_rate
         (stage / NEMO_S2S_DIR).mkdir()
         self.shar = SharWriter(str(stage / NEMO_S2S_DIR), fields=dict(NEMO_S2S_FIELDS), shard_size=shard_size)
         self.shar.__enter__()
@@ -217,9 +226,10 @@ class NemoS2SWriter:
         cut = _recording(row["id"], channels[USER_CHANNEL], sr).to_cut()
         cut.supervisions = sups
         frames = _frames_entry(name, row)
+        target = np.clip(resample(channels[ASSISTANT_CHANNEL], sr, self.target_rate), -1.0, 1.0)
         cut.custom = {**_custom(row), **frames,
                       NEMO_TARGET_AUDIO: _recording(f"{row['id']}.{CHANNEL_FILES[ASSISTANT_CHANNEL]}",
-                                                         channels[ASSISTANT_CHANNEL], sr)}
+                                                    target, self.target_rate)}
         self.shar.write(cut)     # past this point a failure is the export's, not the row's
         self.names.add(name)
         _write_frames(self.root, frames, row)
@@ -229,4 +239,4 @@ class NemoS2SWriter:
         return {"shar": NEMO_S2S_DIR, "shar_fields": dict(NEMO_S2S_FIELDS),
                 "shar_files": _shar_files(self.shar, self.root),
                 "roles": {"input": [NEMO_INPUT_ROLE], "output": [NEMO_OUTPUT_ROLE]},
-                "target_audio": NEMO_TARGET_AUDIO}
+                "target_audio": NEMO_TARGET_AUDIO, "target_sample_rate": self.target_rate}
