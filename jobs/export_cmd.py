@@ -14,12 +14,9 @@ import json
 import sys
 
 from schemas.protocol import CHUNK_EOS
+from schemas.thresholds import NEMO_S2S_TARGET_RATE
 
 FORMATS = ("trainer", "moshi", "lhotse", "nemo-s2s", "minicpm-o", "fdb")
-# --format nemo-s2s: the rate of target_audio. NeMo's DuplexS2SDataset collates target_audio at the rate
-# it is stored and hands it to the audio codec, whose rate its duplex recipe sets to 22050 Hz
-# (examples/speechlm2/conf/s2s_duplex.yaml, data.target_sample_rate).
-NEMO_S2S_TARGET_RATE = 22_050
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -56,3 +56,10 @@ SPEECH_FLOOR_AMP = 10 ** (SPEECH_FLOOR_DBFS / 20)
 # recorded for its draw within this many dB (the estimate's own error on stationary noise is far
 # smaller; a wrong gain, a wrong mask or a double-applied level is not).
 SNR_TOLERANCE_DB = 0.5
+
+# ----------------------------------------------------------------------------- consumers' rates (§7)
+
+# NeMo's duplex S2S recipe uses `target_audio` at the rate it is stored and feeds it to its audio codec,
+# whose rate its example config sets (examples/speechlm2/conf/s2s_duplex.yaml: 22,050 Hz); the
+# nemo-s2s export resamples the assistant channel to this unless told another codec's rate.
+NEMO_S2S_TARGET_RATE = 22_050

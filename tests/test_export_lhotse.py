@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import lhotse   # the export extra (scripts/setup.sh installs it)
+import lhotse  # the export extra (scripts/setup.sh installs it)
 import numpy as np
 import pytest
 import soundfile as sf
@@ -25,8 +25,8 @@ import soxr
 from lhotse.utils import compute_num_samples
 
 from jobs.cli import main as cli
-from jobs.export_cmd import NEMO_S2S_TARGET_RATE
 from schemas.language import language
+from schemas.thresholds import NEMO_S2S_TARGET_RATE
 from schemas.trajectory import TrajectoryRow
 from tests.export_source import BROKEN_ID, consumer_dataset
 
