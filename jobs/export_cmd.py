@@ -58,6 +58,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"--format nemo-s2s: rate of target_audio, the assistant channel resampled with soxr; set it "
                         f"to your codec's rate (default {NEMO_S2S_TARGET_RATE}, NeMo's duplex S2S recipe)")
     p.add_argument("--workers", type=int, default=1, help="processes converting shards in parallel")
+    p.add_argument("--reply-latency", default=None, metavar="TARGET",
+                   help="--format moshi only: human (default): bring each reply to the user forward to a latency "
+                        "drawn per reply from the row's seed (the natural preset's human turn offsets, p50 0.22 s, "
+                        "at least one 80 ms frame) by removing silence from both channels; clock: the unit clock's "
+                        "timeline unchanged (replies p50 ~0.8 s); or a draw in seconds, [lo, hi] or "
+                        "'{kind: lognormal, mu: -1.6, sigma: 0.5, hi: 1.5}'")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a non-empty --out that holds an earlier export (never another folder)")
     p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
@@ -68,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
     if args.target_sample_rate is not None and (args.format != "nemo-s2s" or args.target_sample_rate < 1):
         why = "must be >= 1 (Hz)" if args.format == "nemo-s2s" else "applies to --format nemo-s2s only"
         print(f"error: export refused: --target-sample-rate {why}", file=sys.stderr)
+        return 2
+    if args.reply_latency is not None and args.format != "moshi":
+        print(f"error: export refused: --reply-latency applies to --format moshi only, not {args.format}",
+              file=sys.stderr)
         return 2
     if args.format != "trainer":
         return run_consumer(args)
@@ -109,8 +119,15 @@ def run_consumer(args: argparse.Namespace) -> int:
         print("error: export refused: --rows-per-shard must be >= 1", file=sys.stderr)
         return 2
     if args.format == "moshi":
-        from jobs.export_moshi import FORMAT, MoshiWriter
-        fmt, make_writer = FORMAT, MoshiWriter
+        from jobs.export_moshi import FORMAT, MoshiWriter, reply_target
+        from jobs.reply_latency import HUMAN, ReplyLatencyError
+
+        try:
+            target = reply_target(HUMAN if args.reply_latency is None else args.reply_latency)
+        except ReplyLatencyError as err:
+            print(f"error: export refused: {one_line(str(err))}", file=sys.stderr)
+            return 2
+        fmt, make_writer = FORMAT, lambda stage: MoshiWriter(stage, target)
     elif args.format == "minicpm-o":
         import importlib.util
 

@@ -88,8 +88,9 @@ def channel_of(role: str) -> int:
 class FormatWriter(Protocol):
     """One format's writer, created on the staging folder."""
 
-    def add(self, row: dict[str, Any]) -> None:
-        """Convert and write one trajectory row; raise RowFailed (nothing written) when it cannot."""
+    def add(self, row: dict[str, Any]) -> float | None:
+        """Convert and write one trajectory row; raise RowFailed (nothing written) when it cannot.
+        Returns the seconds of audio written when they differ from the row's (None: the row's duration_s)."""
 
     def close(self) -> dict[str, Any]:
         """Finish the format's files; return what the manifest says about its layout."""
@@ -196,12 +197,12 @@ def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writ
         total = reader.check.rows
         for index, row in enumerate(reader.iter_rows()):
             try:
-                writer.add(row)
+                written_s = writer.add(row)
             except RowFailed as err:
                 summary.failed.append({"id": row.get("id"), "index": index, "error": str(err)})
             else:
                 summary.rows += 1
-                summary.audio_s += float(row["duration_s"])
+                summary.audio_s += float(row["duration_s"]) if written_s is None else written_s
             if progress and ((index + 1) % _PROGRESS_EVERY == 0 or index + 1 == total):
                 print(f"\rexport {summary.format}: {index + 1}/{total} rows, {len(summary.failed)} failed",
                       end="", file=sys.stderr, flush=True)
