@@ -253,3 +253,14 @@ def _move_into(stage: Path, out: Path) -> None:
     entries = sorted(stage.iterdir(), key=lambda p: p.name == MANIFEST_NAME)   # the manifest last
     for p in entries:
         p.rename(out / p.name)
+
+
+def resample(x: np.ndarray, sr: int, target: int) -> np.ndarray:
+    """`x` at `target` Hz, exactly round(len * target / sr) samples (soxr, very high quality)."""
+    import soxr
+
+    n = int(round(len(x) * target / sr))
+    y = x if sr == target else soxr.resample(x, sr, target, quality="VHQ").astype(np.float32)
+    if len(y) < n:
+        y = np.pad(y, (0, n - len(y)))
+    return y[:n]

@@ -57,9 +57,20 @@ from typing import Any
 
 import numpy as np
 
-from jobs.export_common import (AUDIO_COLUMNS, ASSISTANT_CHANNEL, FRAMES_DIR, USER_CHANNEL, RowFailed, channel_of,
-                                frame_names, new_name, session_audio, words_by_event, write_frames)
-from jobs.export_moshi import resample
+from jobs.export_common import (
+    ASSISTANT_CHANNEL,
+    AUDIO_COLUMNS,
+    FRAMES_DIR,
+    USER_CHANNEL,
+    RowFailed,
+    channel_of,
+    frame_names,
+    new_name,
+    resample,
+    session_audio,
+    words_by_event,
+    write_frames,
+)
 from schemas.language import language
 from schemas.vocab import Role
 

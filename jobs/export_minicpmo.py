@@ -49,16 +49,18 @@ from jobs.export_common import (
     USER_CHANNEL,
     RowFailed,
     new_name,
+    resample,
     session_audio,
     words_by_event,
 )
-from jobs.export_moshi import resample
 from model.protocol import render_input_event
 from schemas.attrs import parse_attrs
 from schemas.config import DEFAULT_TOOLS
 from schemas.decode_budget import DECODE_PREFILL_S, DECODE_TTS_S, row_ms_per_step
 from schemas.language import language
-from schemas.protocol import MODEL_AUDIO_RATE as SAMPLE_RATE   # the SDK's only audio rate
+from schemas.protocol import (
+    MODEL_AUDIO_RATE as SAMPLE_RATE,  # the SDK's only audio rate
+)
 from schemas.vocab import EventKind, Role
 
 FORMAT = "duplexsynth-minicpm-o-v1"

@@ -42,6 +42,7 @@ from jobs.export_common import (
     USER_CHANNEL,
     RowFailed,
     new_name,
+    resample,
     session_audio,
     words_by_event,
 )
@@ -65,17 +66,6 @@ AUDIO_DIR = "data_stereo"
 # moshi-finetune's main-speaker label (finetune/data/interleaver.py, annotate.py); the others are ours
 SPEAKERS: dict[str, str] = {Role.ASSISTANT: "SPEAKER_MAIN", Role.USER: "SPEAKER_USER",
                             Role.OTHER: "SPEAKER_OTHER", Role.BACKGROUND: "SPEAKER_BACKGROUND"}
-
-
-def resample(x: np.ndarray, sr: int, target: int = SAMPLE_RATE) -> np.ndarray:
-    """`x` at `target` Hz, exactly round(len * target / sr) samples (soxr, very high quality)."""
-    import soxr
-
-    n = int(round(len(x) * target / sr))
-    y = x if sr == target else soxr.resample(x, sr, target, quality="VHQ").astype(np.float32)
-    if len(y) < n:
-        y = np.pad(y, (0, n - len(y)))
-    return y[:n]
 
 
 def reply_target(text: str = HUMAN) -> LatencyTarget:
@@ -118,7 +108,8 @@ class MoshiWriter:
         channels, sr = session_audio(row)
         duration_s = len(channels[ASSISTANT_CHANNEL]) / sr
         alignments(row, duration_s)          # refuse a bad word before any work
-        stereo = np.stack([resample(channels[ASSISTANT_CHANNEL], sr), resample(channels[USER_CHANNEL], sr)], axis=1)
+        stereo = np.stack([resample(channels[ASSISTANT_CHANNEL], sr, SAMPLE_RATE),
+                           resample(channels[USER_CHANNEL], sr, SAMPLE_RATE)], axis=1)
         plan = plan_cuts(row, stereo[:, ASSISTANT_CHANNEL], SAMPLE_RATE, self.target)
         stereo = apply_cuts(stereo, plan.cuts)
         align = alignments(row, duration_s, (lambda t: map_time(t, plan.cuts)) if plan.cuts else None)
