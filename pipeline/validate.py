@@ -1158,14 +1158,19 @@ def omni_said_state(v: RowView) -> Iterator[str]:
     if v.scene is None:
         return
     for s in _said(v, "states"):
-        shown = [o.at(s.unit).state for o in s.objects]
+        # only an object that has states can be said to be in one: "your flight is on time", relayed in the
+        # turn that read the ticket's code, says nothing of the ticket's state (it has none)
+        objs = [o for o in s.objects if o.state is not None or o.first(VisualChange.CHANGES_STATE) is not None]
+        if not objs:
+            continue
+        shown = [o.at(s.unit).state for o in objs]
         if s.value not in shown:
-            have = ", ".join(f"the {o.label} is {st or 'in no state'}" for o, st in zip(s.objects, shown))
+            have = ", ".join(f"the {o.label} is {st or 'in no state'}" for o, st in zip(objs, shown))
             yield f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); in frame {s.unit} {have}"
         elif s.value in MOTION_STATES and v.scene.render is not None and not any(
-                o.at(s.unit).state == s.value and o.at(s.unit).box != o.at(s.unit - 1).box for o in s.objects):
+                o.at(s.unit).state == s.value and o.at(s.unit).box != o.at(s.unit - 1).box for o in objs):
             yield (f"{s.turn} says {s.phrase!r} at {s.word.start_s:.3f} s (output of unit {s.unit}); frames "
-                   f"{s.unit - 1} and {s.unit} draw the {s.objects[0].label} in the same place")
+                   f"{s.unit - 1} and {s.unit} draw the {objs[0].label} in the same place")
     yield from _unsaid(v, (VisualChange.CHANGES_STATE,), ("states",), "state")
 
 
