@@ -37,6 +37,7 @@ from generators.voice_bank import (
 from pipeline.io import Store
 from schemas.arrow import FAILED_SCHEMA, TRAJECTORY_SCHEMA, hf_yaml_features
 from schemas.config import ESPEAK_CAST, RunConfig
+from schemas.protocol import CHUNK_EOS, UNIT
 
 CARD = "README.md"
 # The first line after the front matter: a README.md without it is someone else's, never overwritten.
@@ -237,7 +238,7 @@ def export_card(manifest: dict[str, Any], schema: pa.Schema, languages: list[str
     src, opts, audio = manifest["source"], manifest["options"], manifest["audio"]
     lines = [CARD_MARK, "", f"# duplexsynth training rows ({manifest['format']})", "",
              ("One row per kept trajectory of a duplexsynth dataset, laid out for the bundled trainer: the unit "
-              "sequence (`input_ids`), its `loss_mask`, the offset of every `<unit>`, the user audio, Omni frames "
+              f"sequence (`input_ids`), its `loss_mask`, the offset of every `{UNIT}`, the user audio, Omni frames "
               "and each unit's labels. `repeat` is the mix: the trainer takes a row `repeat` times; here each row "
               "is once."), "",
              "## Loading", "", "```python", "import datasets",
@@ -265,7 +266,7 @@ def export_card(manifest: dict[str, Any], schema: pa.Schema, languages: list[str
               (f"- split: val fraction {split['val_fraction']:g} (realised {split['val_share']:.4f}), seed {split['seed']}; "
                f"mix weights {json.dumps(manifest['mix']['weights'], sort_keys=True)} (others 1)"),
               (f"- audio {audio['format']}; image tokens per frame {opts['image_tokens']}; "
-               f"`<|chunk_eos|>` loss {opts['chunk_eos_loss']}; rows per shard {opts['rows_per_shard']}"),
+               f"`{CHUNK_EOS}` loss {opts['chunk_eos_loss']}; rows per shard {opts['rows_per_shard']}"),
               ("- `manifest.json` has the layout, loss rule and every shard's sha256; the source dataset's own "
                "README.md lists the voices its audio was made with and their licences.")]
     return head + "\n".join(lines) + "\n"
