@@ -7,6 +7,7 @@ pass and records what was skipped under `source.skipped`. Output TRAIN_DIR (neve
 it, or a folder holding it; `--overwrite` replaces only an earlier export):
 
     TRAIN_DIR/manifest.json          tokenizer identity, mix, split, source manifest hash, counts
+    TRAIN_DIR/README.md              dataset card: `datasets.load_dataset(TRAIN_DIR)` gives splits train, validation
     TRAIN_DIR/tokenizer/             protocol.json (every protocol/speech id) + extended tokenizer.json
     TRAIN_DIR/train/split.json       shard list of the split (so TRAIN_DIR/val works on its own)
     TRAIN_DIR/train/shard-00000.parquet ...
@@ -44,21 +45,24 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from jobs.card import CARD, export_card
 from jobs.dataset_reader import DatasetCheck, DatasetError, open_dataset
 from jobs.lock import LOCK_NAME, output_lock
 from model import audio as fe
 from model.protocol import (
     ProtocolError, TextTokenizer, UnitEncoder, extend_vocab, load_text_tokenizer, write_extended_tokenizer,
 )
-from pipeline.io import Store, sha256_file
-from schemas.arrow import AUDIO_TYPE
+from pipeline.io import Store, atomic_write_bytes, sha256_file
+from schemas.arrow import AUDIO_TYPE, with_hf_metadata
 from schemas.errors import UsageError
 from schemas.language import language
 from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, CHUNK_EOS, DELEGATE, DELEGATE_END, SPEECH_TOKENS_PER_SECOND,
                               TURN_EOS)
 
 FORMAT = "duplexsynth-train-v1"
-TRAIN_SCHEMA = pa.schema([
+# `audio` typed as a datasets Audio feature by the schema's metadata (schemas/arrow.py); readers that use
+# pyarrow (model/dataset.py) see the same struct<bytes, path> as before
+TRAIN_SCHEMA = with_hf_metadata([
     ("id", pa.string()), ("scenario", pa.string()), ("language", pa.string()),
     ("source_shard", pa.string()), ("source_row", pa.int32()),
     ("unit_s", pa.float32()), ("num_units", pa.int32()), ("num_tokens", pa.int32()), ("repeat", pa.int32()),
@@ -455,9 +459,11 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
         jobs.append((str(p), wanted, name))
 
     has_frames = False
+    languages: set[str] = set()
     for rows in _run_jobs(jobs, opts, vocab, wopts, progress):
         for r in rows:
             has_frames |= bool(r["frames"])
+            languages.add(r["language"])
             writers[r.pop("_split")].add(r)
     rel_tok = "../tokenizer/protocol.json"
     layout = {
@@ -499,7 +505,8 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
         "options": asdict(opts),
         "elapsed_s": round(time.time() - t0, 2),
     }
-    _atomic_json(out / "manifest.json", manifest)
+    atomic_write_bytes(out / CARD, export_card(manifest, TRAIN_SCHEMA, sorted(languages - {""})).encode("utf-8"))
+    _atomic_json(out / "manifest.json", manifest)   # last: its presence means the export finished
     return manifest
 
 

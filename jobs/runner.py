@@ -44,6 +44,7 @@ from generators.version import GENERATOR_VERSION
 from generators.corpus import pin_corpus
 from generators.scenes.video import pin_videos
 from generators.llm import LLMFigures
+from jobs.card import CARD, CardRefused, Counts, check_card_slot, count_shard, dataset_card, write_card
 from jobs.llm_gate import gate_of, start_gates
 from jobs.lock import output_lock
 from jobs.shards import (
@@ -61,7 +62,7 @@ OUTPUT_DIRS = ("shards", "failed", "summaries")
 # The names this project writes, per folder ("" is the root): --force-new-run and temp cleanup
 # touch nothing else, so a user's own file in the output folder is never deleted.
 OWN_FILES: dict[str, re.Pattern[str]] = {
-    "": re.compile(r"manifest\.json|config\.yaml"),
+    "": re.compile(r"manifest\.json|config\.yaml|README\.md"),
     "shards": re.compile(r"shard-\d{5,}\.parquet"),
     "failed": re.compile(r"shard-\d{5,}\.parquet"),
     "summaries": re.compile(r"shard-\d{5,}\.json"),
@@ -220,11 +221,12 @@ def _shard_task(cfg_json: str, plan: tuple[int, int, int], out: str, faults: dic
     stored, why = check_shard(store, sp, cfg.config_hash())
     if stored is not None:
         return {**{k: stored.get(k) for k in MANIFEST_KEYS}, "twins": stored.get("twins", 0), "skipped": True,
-                "failures": []}
+                "failures": [], "counts": count_shard(store, stored["path"], stored.get("failed_path"))}
     _inject_fault(sp.index, faults)
     s = run_shard(cfg, sp, store, faults=faults, gates=[gate_of(g) if g is not None else None for g in gates or ()])
     return {**{k: getattr(s, k) for k in MANIFEST_KEYS}, "twins": s.twins, "skipped": False, "redo_reason": why,
-            "failures": s.failures, "assistant_text": s.assistant_text, "llm": s.llm}
+            "failures": s.failures, "assistant_text": s.assistant_text, "llm": s.llm,
+            "counts": count_shard(store, s.path, s.failed_path)}   # what the card counts, read as written
 
 
 def _init_ray(address: str | None, workers: int) -> tuple[bool, int]:
@@ -273,9 +275,14 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     with output_lock(store, "duplexsynth generate"):
         _check_output_folder(store)
         try:
+            check_card_slot(store)   # someone's own README.md is refused before anything is written
+        except CardRefused as err:
+            raise RunRefused(str(err)) from None
+        try:
             _check_previous_run(cfg, store, force_new_run)
             store.write_bytes(CONFIG_FILE, dump_config(cfg).encode())
             store.remove(MANIFEST)   # rewritten last: its presence means the run finished
+            store.remove(CARD)       # rewritten just before it, from the shards the run ends with
             _remove_litter(store)
         except OSError as err:   # a full disk or a read-only folder, before any work starts
             raise RunRefused(f"{store.display()}: cannot write the run's files ({err.strerror or err})") from None
@@ -294,6 +301,7 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
     res = RunResult(out=store.display(), num=cfg.num, shards=n_shards,
                     speech_tokens=tokenizer_path(cfg) is not None)
     entries: dict[int, tuple] = {}     # compact manifest entries (_pack), a couple of hundred bytes a shard
+    counts = Counts()                  # the card's counts, summed as shards finish (integers: order-free)
     texts: list[str] = []
     t0 = time.perf_counter()
     started_ray, cpus = _init_ray(address, workers or 2)
@@ -340,6 +348,8 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
                         bar.advance(p.stop - p.start, 0, 0.0, lost=True)
                         continue
                     entries[p.index] = _pack(s)
+                    if s.get("counts") is not None:
+                        counts.add(s["counts"])
                     if bar.llm is not None:   # before `advance`, which may print the line
                         bar.llm.add(s.get("llm") or {})
                     res.rows += s["rows"]
@@ -364,7 +374,8 @@ def _run(cfg: RunConfig, store: Store, workers: int | None, address: str | None,
     res.llm = bar.llm
     res.shards_incomplete.sort()
     res.variety = variety(texts) if texts else {}
-    if res.ok:
+    if res.ok:   # the card, then the manifest last
+        write_card(store, dataset_card(cfg, res.rows, res.failed, counts, speech_tokens_text(cfg)))
         _write_manifest(cfg, store, (_unpack(i, entries[i]) for i in range(n_shards)), res)
         res.manifest = store.display(MANIFEST)
     return res
@@ -407,6 +418,13 @@ def _short_error(err: BaseException) -> str:
     return f"{type(err).__name__}: {tail}"[:300]
 
 
+def speech_tokens_text(cfg: RunConfig) -> str:
+    """The manifest's (and the card's) `speech_tokens`: the token stream the rows carry, or why none."""
+    if tokenizer_path(cfg) is None:
+        return "none: no speech tokenizer configured"
+    return f"s3 {SPEECH_TOKENS_PER_SECOND} Hz codebook {SPEECH_CODEBOOK}"
+
+
 def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any]], res: RunResult) -> None:
     """manifest.json, streamed one shard entry at a time (a million shards never sit in memory as JSON)."""
     from pipeline.speech_tokens import tokenizer_identity
@@ -417,7 +435,7 @@ def _write_manifest(cfg: RunConfig, store: Store, shards: Iterable[dict[str, Any
         "config": cfg.model_dump(mode="json"),
         "rows": res.rows, "failed": res.failed, "audio_hours": round(res.audio_s / 3600, 6),
         "speech_tokenizer": tokenizer_identity(onnx) if onnx is not None else None,
-        "speech_tokens": f"s3 {SPEECH_TOKENS_PER_SECOND} Hz codebook {SPEECH_CODEBOOK}" if onnx is not None else "none: no speech tokenizer configured",
+        "speech_tokens": speech_tokens_text(cfg),
         "tts": {"backend": cfg.tts.backend},
     }
     if cfg.voices.cosyvoice is not None and onnx is not None:   # other runs' manifests stay as they were

@@ -178,6 +178,13 @@ class Store:
     def read_text(self, rel: str) -> str:
         return self.read_bytes(rel).decode()
 
+    def read_table(self, rel: str, columns: list[str]) -> pa.Table:
+        """The named columns of Parquet file `rel` (only their pages are read)."""
+        if self.local is not None:
+            return pq.read_table(self.path(rel), columns=columns)
+        with self.fs.open(self.path(rel), "rb") as f:
+            return pq.read_table(f, columns=columns)
+
     def sha256(self, rel: str) -> str:
         if self.local is not None:
             return sha256_file(self.path(rel))

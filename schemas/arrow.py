@@ -4,6 +4,12 @@ Both are derived from the pydantic models of schemas/trajectory.py (field order,
 types), so a field is declared once. Storage widths other than the defaults ride on the field
 annotations (`Float32`, `Int32`, `Int16`). The metadata lets `datasets.load_dataset("parquet", ...)`
 type the audio columns as `Audio` with no custom code, without runtime code needing `datasets`.
+
+The feature metadata is written in the vocabulary datasets 3.x writes itself (`Sequence` for a list of
+values, `[ {...} ]` for a list of structs), which datasets 4 and 5 still read for backward
+compatibility; datasets 4's own `List` is unknown to 3.x ("Feature type 'List' not found"). Measured:
+datasets 3.6.0 and 5.2.0 both load a generated folder with the same Arrow types. `hf_yaml_features` is
+the same features in a dataset card's YAML form (jobs/card.py).
 """
 from __future__ import annotations
 
@@ -71,26 +77,62 @@ def struct_of(model: type[BaseModel]) -> pa.DataType:
 AUDIO_TYPE = struct_of(AudioBlob)
 
 
-def _hf_feature(t: pa.DataType) -> dict[str, Any]:
-    """The `datasets` feature dict of an Arrow type (Value / List / struct-as-dict)."""
+_VALUE_DTYPES: dict[pa.DataType, str] = {
+    pa.string(): "string", pa.int64(): "int64", pa.int32(): "int32", pa.int16(): "int16", pa.int8(): "int8",
+    pa.float32(): "float32", pa.float64(): "float64", pa.bool_(): "bool", pa.binary(): "binary",
+}
+
+
+def _hf_feature(t: pa.DataType) -> Any:
+    """The `datasets` feature of an Arrow type, as datasets 3.x serialises it (read by 3.x, 4.x and 5.x):
+    Value, Audio, a struct as a dict, a list of structs as `[struct]`, any other list as `Sequence`."""
     if t == AUDIO_TYPE:
         return {"_type": "Audio"}
     if pa.types.is_list(t):
-        return {"feature": _hf_feature(t.value_type), "_type": "List"}
+        item = _hf_feature(t.value_type)
+        return [item] if pa.types.is_struct(t.value_type) else {"feature": item, "_type": "Sequence"}
     if pa.types.is_struct(t):
         return {f.name: _hf_feature(f.type) for f in t}
-    names = {pa.string(): "string", pa.int64(): "int64", pa.int32(): "int32", pa.int16(): "int16",
-             pa.float32(): "float32", pa.float64(): "float64", pa.bool_(): "bool", pa.binary(): "binary"}
-    return {"dtype": names[t], "_type": "Value"}
+    return {"dtype": _VALUE_DTYPES[t], "_type": "Value"}
 
 
-def _with_hf_metadata(fields: list[tuple[str, pa.DataType]]) -> pa.Schema:
-    features = {name: _hf_feature(t) for name, t in fields}
-    meta = {b"huggingface": json.dumps({"info": {"features": features}}).encode()}
-    return pa.schema(fields, metadata=meta)
+def hf_features(schema: pa.Schema) -> dict[str, Any]:
+    """The `datasets` features (JSON form) of every column of `schema`, in column order."""
+    return {f.name: _hf_feature(f.type) for f in schema}
 
 
-TRAJECTORY_SCHEMA: pa.Schema = _with_hf_metadata(fields_of(TrajectoryRow))
+def _yaml_feature(feature: Any) -> dict[str, Any]:
+    """One feature in the card YAML form datasets 3.x writes (`dtype:`, `sequence:`, `list:`, `struct:`)."""
+    if isinstance(feature, list):
+        return {"list": _yaml_fields(feature[0])}
+    kind = feature.get("_type")
+    if kind == "Audio":
+        return {"dtype": "audio"}
+    if kind == "Value":
+        return {"dtype": feature["dtype"]}
+    if kind == "Sequence":
+        inner = _yaml_feature(feature["feature"])
+        return {"sequence": inner["dtype"] if list(inner) == ["dtype"] else inner}
+    return {"struct": _yaml_fields(feature)}
+
+
+def _yaml_fields(features: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"name": name, **_yaml_feature(f)} for name, f in features.items()]
+
+
+def hf_yaml_features(schema: pa.Schema) -> list[dict[str, Any]]:
+    """`dataset_info.features` of a dataset card for `schema` (the same features as `hf_features`)."""
+    return _yaml_fields(hf_features(schema))
+
+
+def with_hf_metadata(fields: list[tuple[str, pa.DataType]]) -> pa.Schema:
+    """An Arrow schema whose `huggingface` metadata types its columns for `datasets` (Audio included)."""
+    schema = pa.schema(fields)
+    meta = {b"huggingface": json.dumps({"info": {"features": hf_features(schema)}}).encode()}
+    return schema.with_metadata(meta)
+
+
+TRAJECTORY_SCHEMA: pa.Schema = with_hf_metadata(fields_of(TrajectoryRow))
 FAILED_SCHEMA: pa.Schema = pa.schema(fields_of(FailedRecord))
 
 

@@ -224,27 +224,29 @@ def _frozen_trajectory_schema() -> pa.Schema:
     ])
 
 
+# In the vocabulary datasets 3.x writes (`Sequence`, `[struct]`), which 4.x and 5.x read too; 4.x's own
+# `List` is unknown to 3.x (schemas/arrow.py).
 FROZEN_HF_FEATURES = (
     '{"info": {"features": {"id": {"dtype": "string", "_type": "Value"}, "seed": {"dtype": "int64", "_type": '
     '"Value"}, "scenario": {"dtype": "string", "_type": "Value"}, "language": {"dtype": "string", "_type": '
     '"Value"}, "unit_s": {"dtype": "float32", "_type": "Value"}, "duration_s": {"dtype": "float32", "_type": '
     '"Value"}, "sample_rate": {"dtype": "int32", "_type": "Value"}, "user_audio": {"_type": "Audio"}, '
-    '"assistant_audio": {"_type": "Audio"}, "events": {"feature": {"id": {"dtype": "string", "_type": "Value"}, '
-    '"kind": {"dtype": "string", "_type": "Value"}, "role": {"dtype": "string", "_type": "Value"}, "start_s": '
-    '{"dtype": "float64", "_type": "Value"}, "end_s": {"dtype": "float64", "_type": "Value"}, "text": {"dtype": '
-    '"string", "_type": "Value"}, "attrs": {"dtype": "string", "_type": "Value"}}, "_type": "List"}, "words": '
-    '{"feature": {"role": {"dtype": "string", "_type": "Value"}, "word": {"dtype": "string", "_type": "Value"}, '
+    '"assistant_audio": {"_type": "Audio"}, "events": [{"id": {"dtype": "string", "_type": "Value"}, "kind": '
+    '{"dtype": "string", "_type": "Value"}, "role": {"dtype": "string", "_type": "Value"}, "start_s": '
+    '{"dtype": "float64", "_type": "Value"}, "end_s": {"dtype": "float64", "_type": "Value"}, "text": '
+    '{"dtype": "string", "_type": "Value"}, "attrs": {"dtype": "string", "_type": "Value"}}], "words": '
+    '[{"role": {"dtype": "string", "_type": "Value"}, "word": {"dtype": "string", "_type": "Value"}, '
     '"start_s": {"dtype": "float64", "_type": "Value"}, "end_s": {"dtype": "float64", "_type": "Value"}, '
-    '"event_id": {"dtype": "string", "_type": "Value"}}, "_type": "List"}, "units": {"feature": {"index": '
-    '{"dtype": "int32", "_type": "Value"}, "user_text": {"dtype": "string", "_type": "Value"}, "input_events": '
-    '{"feature": {"kind": {"dtype": "string", "_type": "Value"}, "task_id": {"dtype": "string", "_type": '
-    '"Value"}, "text": {"dtype": "string", "_type": "Value"}}, "_type": "List"}, "decision": {"dtype": '
-    '"string", "_type": "Value"}, "spoken_text": {"dtype": "string", "_type": "Value"}, "speech_tokens": '
-    '{"feature": {"dtype": "int16", "_type": "Value"}, "_type": "List"}, "turn_eos": {"dtype": "bool", "_type": '
-    '"Value"}, "delegate": {"dtype": "string", "_type": "Value"}, "task_id": {"dtype": "string", "_type": '
-    '"Value"}, "labels": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "List"}}, "_type": '
-    '"List"}, "frames": {"feature": {"dtype": "binary", "_type": "Value"}, "_type": "List"}, "script": {"dtype": '
-    '"string", "_type": "Value"}, "meta": {"dtype": "string", "_type": "Value"}}}}'
+    '"event_id": {"dtype": "string", "_type": "Value"}}], "units": [{"index": {"dtype": "int32", "_type": '
+    '"Value"}, "user_text": {"dtype": "string", "_type": "Value"}, "input_events": [{"kind": {"dtype": '
+    '"string", "_type": "Value"}, "task_id": {"dtype": "string", "_type": "Value"}, "text": {"dtype": '
+    '"string", "_type": "Value"}}], "decision": {"dtype": "string", "_type": "Value"}, "spoken_text": '
+    '{"dtype": "string", "_type": "Value"}, "speech_tokens": {"feature": {"dtype": "int16", "_type": '
+    '"Value"}, "_type": "Sequence"}, "turn_eos": {"dtype": "bool", "_type": "Value"}, "delegate": {"dtype": '
+    '"string", "_type": "Value"}, "task_id": {"dtype": "string", "_type": "Value"}, "labels": {"feature": '
+    '{"dtype": "string", "_type": "Value"}, "_type": "Sequence"}}], "frames": {"feature": {"dtype": "binary", '
+    '"_type": "Value"}, "_type": "Sequence"}, "script": {"dtype": "string", "_type": "Value"}, "meta": '
+    '{"dtype": "string", "_type": "Value"}}}}'
 )
 
 

@@ -117,7 +117,8 @@ def test_two_concurrent_runs_one_refused_the_other_intact(tmp_path):
     # shards, failure tables, manifest and config byte for byte; sidecars differ only in their wall time
     same = {k: v for k, v in digests(shared).items() if not k.startswith("summaries/")}
     assert same == {k: v for k, v in digests(solo).items() if not k.startswith("summaries/")}
-    assert len(same) == 6 and (shared / "manifest.json").is_file()
+    # 4 shards, config.yaml, manifest.json and the dataset card (README.md: no path of its folder in it)
+    assert len(same) == 7 and (shared / "manifest.json").is_file() and (shared / "README.md").is_file()
     for p in (solo / "summaries").iterdir():
         want = {k: v for k, v in json.loads(p.read_text()).items() if k != "wall_s"}
         got = json.loads((shared / "summaries" / p.name).read_text())
