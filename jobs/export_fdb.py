@@ -21,6 +21,9 @@ A sample holds exactly one overlap and nothing the benchmark's metadata cannot d
   does): get_timing.py would otherwise score replies to turns the metadata does not name. One that
   starts before the benchmarked event has ended is a failed record. Times need no rewriting (the
   sample starts where the row does).
+- A row whose mic holds babble (background talkers all through the session) is a failed record:
+  other speech the metadata cannot name, which get_timing.py's VAD takes for the user's (one such
+  52 s sample was a single "user" stretch from 0.07 s to its end).
 - The assistant's echo (a mic scene's `echo`, our assistant leaking back) is taken out of the
   user channel: the benchmarked model would hear another assistant's voice, and get_timing.py
   would count it as user speech. It is rebuilt from the stored assistant channel, as validate does.
@@ -73,7 +76,7 @@ PCM_SCALE = 32767.0   # the renderer stores round(x * 32767) (pipeline.io.encode
 @dataclass
 class _Session:
     """What a pair needs of one row: its microphone as stored (16-bit integers), its assistant channel
-    as stored (for the echo), its mic scene and the TTS its meta names (for babble only)."""
+    as stored (for the echo) and its mic scene."""
 
     id: str
     index: int
@@ -82,7 +85,6 @@ class _Session:
     user: np.ndarray            # int64 PCM of the stored user channel
     assistant: np.ndarray       # float64, the stored assistant channel as decoded (/32768, what the echo used)
     mic: MicScene
-    tts: dict[str, Any] | None
 
 
 @dataclass
@@ -119,6 +121,11 @@ def plan_sample(row: dict[str, Any], event_id: str, spec: TimelineSpec) -> Plan:
     where = f"the benchmarked {ev['kind']} {ev['id']} ({ev['start_s']:.2f}-{ev['end_s']:.2f} s)"
     others = [e for e in events if e["kind"] in OVERLAP_KINDS and e["id"] != ev["id"]]
     earlier = [e for e in others if e["start_s"] <= ev["start_s"]]
+    babble = [x for x in (spec.mic.noises if spec.mic is not None else ()) if isinstance(x, BabbleNoise)]
+    if babble:
+        raise RowFailed(f"its mic holds babble ({len(babble[0].talkers)} background talkers all through, "
+                        f"{babble[0].snr_db:.1f} dB SNR) besides {where}: other speech the metadata cannot name, "
+                        "which get_timing.py takes for the user's")
     if earlier:
         e = earlier[0]
         raise RowFailed(f"holds {len(earlier)} overlap(s) no later than {where}, first {e['kind']} {e['id']} at "
@@ -152,15 +159,8 @@ def plan_sample(row: dict[str, Any], event_id: str, spec: TimelineSpec) -> Plan:
 def _own_speech(s: _Session) -> tuple[np.ndarray, float]:
     """(the row's speech as the mic heard it, before the channel gain; that gain): every noise and the
     echo rebuilt from its scene and subtracted (pipeline.mixer.own_speech)."""
-    tts = None
-    if any(isinstance(x, BabbleNoise) for x in s.mic.noises):
-        from pipeline.tts import tts_from_identity
-
-        tts = tts_from_identity(s.tts)
-        if tts is None:
-            raise RowFailed(f"{s.id}'s mic scene holds babble, which needs the TTS meta.tts names ({s.tts}) to rebuild")
     try:
-        speech, _ = mixer.own_speech(s.user / PCM_SCALE, s.assistant, s.mic, s.sr, tts)
+        speech, _ = mixer.own_speech(s.user / PCM_SCALE, s.assistant, s.mic, s.sr)
     except (ValueError, OSError) as err:
         raise RowFailed(f"cannot rebuild the noise and echo of {s.id}'s mic scene ({err})") from None
     return speech, mixer.mic_scale(s.mic)
@@ -215,7 +215,7 @@ def _session(row: dict[str, Any], index: int) -> tuple[_Session, TimelineSpec]:
                         f"{len(channels[USER_CHANNEL])} at {sr} Hz")
     user = np.round(channels[USER_CHANNEL].astype(np.float64) * 32768.0).astype(np.int64)   # exact: k / 32768
     return _Session(id=safe_name(row["id"]), index=index, duration_s=float(row["duration_s"]), sr=sr, user=user,
-                    assistant=channels[ASSISTANT_CHANNEL].astype(np.float64), mic=spec.mic, tts=meta.get("tts")), spec
+                    assistant=channels[ASSISTANT_CHANNEL].astype(np.float64), mic=spec.mic), spec
 
 
 class FdbWriter:

@@ -33,7 +33,7 @@ from pipeline.mixer import render_audio
 from schemas.arrow import row_from_dict
 from schemas.config import AcousticsConfig, RunConfig, Scenario, TwinsConfig
 from schemas.replace import replace
-from schemas.timeline import TimelineSpec
+from schemas.timeline import BabbleNoise, TimelineSpec
 from schemas.trajectory import AudioBlob, TrajectoryRow
 from schemas.twins import OVERLAP_KINDS, TwinKind, TwinSide, twin_meta
 from tests.conftest import ToneTTS
@@ -233,6 +233,25 @@ def test_a_clean_twin_that_is_not_the_same_session_fails_the_pair(source, export
     assert failed[twin_id].startswith(f"is the clean twin of {base.id}, whose sample failed")
     assert not list(out.glob(f"*/{base.id}"))
     assert {p.parent.name for p in out.glob("*/*/input.wav")} == {s["id"] for s in read_fdb(exported)} - {base.id}
+
+
+def test_a_row_with_babble_is_a_failed_record(source, exported, tmp_path) -> None:
+    """Background talkers all through the session are other speech the metadata cannot name (and
+    get_timing.py's VAD takes them for the user's): such a base and its twin are failed records."""
+    _, rows, _, _ = source
+    base = next(r for r in rows if r.id in {s["id"] for s in read_fdb(exported)})
+    meta = json.loads(base.meta)
+    babble = BabbleNoise(snr_db=10.0, gain=0.1, talkers=(0, 1, 2), offsets_s=(0.0, 1.0, 2.0), gains_db=(0.0, 0.0, 0.0),
+                         bank_version=1)
+    meta["timeline"]["mic"]["noises"].append(babble.model_dump(mode="json"))
+    src = write_dataset(tmp_path / "src", [replace(r, meta=json.dumps(meta)) if r.id == base.id else r for r in rows],
+                        rows_per_shard=3)
+    out = tmp_path / "fdb"
+    assert cli(["export", str(src), "--format", "fdb", "--out", str(out)]) == 0
+    failed = {f["id"]: f["error"] for f in json.loads((out / "failed.json").read_text())}
+    assert "its mic holds babble (3 background talkers" in failed[base.id]
+    assert failed[twin_meta(base.meta).partner].startswith(f"is the clean twin of {base.id}, which is no sample")
+    assert not list(out.glob(f"*/{base.id}"))
 
 
 def test_rows_without_a_clean_twin_are_failed_records(source, exported) -> None:
