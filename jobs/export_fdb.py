@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -101,9 +101,10 @@ class Plan:
 
 @dataclass
 class _Held:
+    """A row of a clean pair waiting for its partner."""
+
     session: _Session
     plan: Plan | None = None    # the base's (None for the clean twin)
-    failures: list[str] = field(default_factory=list)
 
 
 def _samples(t: float, sr: int) -> int:
@@ -119,13 +120,13 @@ def plan_sample(row: dict[str, Any], event_id: str, spec: TimelineSpec) -> Plan:
     if ev is None or ev["kind"] not in TASKS:
         raise RowFailed(f"its twin record names overlap event {event_id!r}, which the row does not hold")
     where = f"the benchmarked {ev['kind']} {ev['id']} ({ev['start_s']:.2f}-{ev['end_s']:.2f} s)"
-    others = [e for e in events if e["kind"] in OVERLAP_KINDS and e["id"] != ev["id"]]
-    earlier = [e for e in others if e["start_s"] <= ev["start_s"]]
     babble = [x for x in (spec.mic.noises if spec.mic is not None else ()) if isinstance(x, BabbleNoise)]
     if babble:
         raise RowFailed(f"its mic holds babble ({len(babble[0].talkers)} background talkers all through, "
                         f"{babble[0].snr_db:.1f} dB SNR) besides {where}: other speech the metadata cannot name, "
                         "which get_timing.py takes for the user's")
+    others = [e for e in events if e["kind"] in OVERLAP_KINDS and e["id"] != ev["id"]]
+    earlier = [e for e in others if e["start_s"] <= ev["start_s"]]
     if earlier:
         e = earlier[0]
         raise RowFailed(f"holds {len(earlier)} overlap(s) no later than {where}, first {e['kind']} {e['id']} at "
@@ -158,7 +159,8 @@ def plan_sample(row: dict[str, Any], event_id: str, spec: TimelineSpec) -> Plan:
 
 def _own_speech(s: _Session) -> tuple[np.ndarray, float]:
     """(the row's speech as the mic heard it, before the channel gain; that gain): every noise and the
-    echo rebuilt from its scene and subtracted (pipeline.mixer.own_speech)."""
+    echo rebuilt from its scene and subtracted (pipeline.mixer.own_speech). The stored integers are
+    divided by 32767, the renderer's scale, not 32768: a 1/32768 gain error is one step at full scale."""
     try:
         speech, _ = mixer.own_speech(s.user / PCM_SCALE, s.assistant, s.mic, s.sr)
     except (ValueError, OSError) as err:
@@ -201,7 +203,7 @@ def pair_audio(base: _Session, twin: _Session, plan: Plan) -> tuple[np.ndarray, 
 
 
 def _session(row: dict[str, Any], index: int) -> tuple[_Session, TimelineSpec]:
-    """The row as a pair needs it, and its timeline description."""
+    """The row as a pair needs it, and its timeline description (every position in it is in samples)."""
     channels, sr = session_audio(row)
     meta = json.loads(row["meta"])
     try:
