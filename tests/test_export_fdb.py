@@ -27,12 +27,15 @@ import pyarrow.parquet as pq
 import pytest
 import soundfile as sf
 
+import jobs.twins
+from generators.twins import Moment, TwinDraw, derive, overlay_turn
 from jobs.cli import main as cli
 from jobs.shards import ShardPlan, run_shard
 from pipeline.mixer import render_audio
 from schemas.arrow import row_from_dict
 from schemas.config import AcousticsConfig, RunConfig, Scenario, TwinsConfig
 from schemas.replace import replace
+from schemas.script import Script
 from schemas.timeline import BabbleNoise, TimelineSpec
 from schemas.trajectory import AudioBlob, TrajectoryRow
 from schemas.twins import OVERLAP_KINDS, TwinKind, TwinSide, twin_meta
@@ -47,8 +50,8 @@ KEYS = {"context_text", "current_turn_text", "timestamps", "overlap_span_s"}
 ROOM = AcousticsConfig(reverb_prob=1.0, echo_prob=1.0)   # every row: a room tail and our assistant's echo
 
 
-def _rows(out: Path, share: float, num: int) -> list[TrajectoryRow]:
-    cfg = RunConfig(seed=0, num=num, shard_size=num, scenarios={s: 1.0 for s in FAMILIES}, acoustics=ROOM,
+def _rows(out: Path, share: float, num: int, seed: int = 0) -> list[TrajectoryRow]:
+    cfg = RunConfig(seed=seed, num=num, shard_size=num, scenarios={s: 1.0 for s in FAMILIES}, acoustics=ROOM,
                     twins=TwinsConfig(share=share, kinds=[TwinKind.CLEAN]), voices=FAST_VOICES)
     s = run_shard(cfg, ShardPlan(0, 0, num), out, tts=ToneTTS())
     return [row_from_dict(d) for d in pq.read_table(out / s.path).to_pylist()]
@@ -76,6 +79,20 @@ def expected_end(base: TrajectoryRow) -> float | None:
     return None if end < ev.end_s else end
 
 
+def _leave_out_the_last(base: Script, draw: TwinDraw, moment: Moment | None = None) -> Script:
+    """A clean twin as an older generator made it: of several overlays it left out a later one, not the
+    first, so the base keeps an overlap before the one the pair differs in (generators/twins.derive now
+    leaves out the first)."""
+    turns = list(base.turns)
+    if draw.kind != TwinKind.CLEAN or any(t.interruption is not None for t in turns):
+        return derive(base, draw, moment)
+    i = overlay_turn(base)
+    ovs = turns[i].overlays
+    drop = max(range(len(ovs)), key=lambda j: (ovs[j].boundary, ovs[j].offset_s))
+    turns[i] = replace(turns[i], overlays=ovs[:drop] + ovs[drop + 1:])
+    return replace(base, turns=tuple(turns))
+
+
 @pytest.fixture(scope="module")
 def source(tmp_path_factory) -> tuple[Path, list[TrajectoryRow], str, str]:
     tmp = tmp_path_factory.mktemp("fdb")
@@ -84,7 +101,13 @@ def source(tmp_path_factory) -> tuple[Path, list[TrajectoryRow], str, str]:
     plain = replace(plain, id="x-no-twin")
     orphan = next(r for r in paired if _is_base(r) and r.scenario == Scenario.INTERRUPTION_DISCARD
                   and expected_end(r) == r.duration_s)   # a sample but for its missing twin
-    rows = [r for r in paired if r.id != twin_meta(orphan.meta).partner] + [plain]   # the orphan's twin left out
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(jobs.twins, "derive", _leave_out_the_last)
+        older = _rows(tmp / "older", 1.0, 10, seed=1)
+    later = {r.id for r in older if _is_base(r) and _event(r).kind != "interruption" and expected_end(r) is None}
+    later |= {twin_meta(r.meta).partner for r in older if r.id in later}
+    rows = ([r for r in paired if r.id != twin_meta(orphan.meta).partner] + [plain]   # the orphan's twin left out
+            + [r for r in older if r.id in later])
     return write_dataset(tmp / "src", rows, rows_per_shard=3), rows, orphan.id, plain.id
 
 
@@ -132,7 +155,8 @@ def test_each_base_is_a_sample_of_one_overlap_or_a_failed_record_saying_why(sour
     bases = [r for r in rows if _is_base(r) and r.id != orphan]
     want = {r.id for r in bases if expected_end(r) is not None}
     assert set(samples) == want and len(want) >= 4
-    assert {s["task"] for s in samples.values()} == {"user_interruption", "talking_to_other", "background_speech"}
+    assert {s["task"] for s in samples.values()} == {"user_interruption", "user_backchannel", "talking_to_other",
+                                                             "background_speech"}
     refused = [r for r in bases if expected_end(r) is None]
     two = [r for r in refused if any(e.kind in OVERLAP_KINDS and e.id != _event(r).id and e.start_s <= _event(r).start_s
                                      for e in r.events)]   # a base whose twin left out a later overlap

@@ -11,9 +11,9 @@ import json
 import re
 
 import numpy as np
-import yaml
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from generators.banks.engine import expansions
 from generators.banks.loader import BANKS_DIR
@@ -25,8 +25,14 @@ from schemas.arrow import row_from_dict
 from schemas.config import RunConfig, Scenario, TwinsConfig
 from schemas.script import Script
 from schemas.trajectory import TrajectoryRow
-from schemas.twins import (TWIN_META_KEY, TwinKind, TwinSide, differing_overlaps, twin_id,
-                           twin_meta)
+from schemas.twins import (
+    TWIN_META_KEY,
+    TwinKind,
+    TwinSide,
+    differing_overlaps,
+    twin_id,
+    twin_meta,
+)
 from schemas.vocab import OVERLAY_KINDS, EventKind, Label
 from schemas.windows import to_samples, unit_samples, window_of
 from tests.conftest import ToneTTS
@@ -127,6 +133,8 @@ def test_pair_shares_its_prefix_and_differs_in_one_overlap(shard) -> None:
         assert st.model_copy(update={"turns": ()}) == sb.model_copy(update={"turns": ()})   # same seed, draws
         gone, new = differing_overlaps(base.events, twin.events)
         assert [e.id for e in gone] == [m.event] and [e.id for e in new] == ([m.twin_event] if m.twin_event else [])
+        if m.kind == TwinKind.CLEAN and gone[0].kind != EventKind.INTERRUPTION:   # of several overlays, the
+            assert gone[0].start_s == min(e.start_s for e in base.events if e.kind in OVERLAY_KINDS)   # earliest
         if m.kind != TwinKind.CLEAN:   # the same moment, said otherwise
             assert gone[0].kind == EventKind.INTERRUPTION and new[0].kind in OVERLAY_KINDS
             assert new[0].start_s == gone[0].start_s
