@@ -10,8 +10,8 @@ two added here. Every test has a hard deadline (SIGALRM), so a hang fails instea
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -258,7 +258,7 @@ def test_hidden_or_fullwidth_tokens_never_reach_spoken_text(tmp_path: Path, key_
                                                              why: str) -> None:
     """The reply is refused with the reason fed back, and the re-asked (clean) reply is what is spoken."""
     with HostileServer([f"say:{hostile}"]) as srv:
-        script, prov = _writer(srv.base_url, tmp_path).write("pause", 3, RunConfig().timing)
+        script, _ = _writer(srv.base_url, tmp_path).write("pause", 3, RunConfig().timing)
     assert len(srv.requests) == 2 and why in srv.requests[1]["body"]["messages"][-1]["content"]
     assert all(hostile not in t.text for t in script.turns)
     with HostileServer([f"say:{hostile}"] * 4) as srv, pytest.raises(LLMWriteError, match=re.escape(why)):

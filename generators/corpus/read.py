@@ -19,7 +19,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from schemas.bounds import MAX_CORPUS_MESSAGE_CHARS, MAX_CORPUS_RECORD_BYTES, BoundsError, regular_file
+from schemas.bounds import (
+    MAX_CORPUS_MESSAGE_CHARS,
+    MAX_CORPUS_RECORD_BYTES,
+    regular_file,
+)
 from schemas.config import ConfigError
 
 # layout -> (its messages field, a message's speaker key, a message's text key)

@@ -61,7 +61,6 @@ class ResponseCache:
     @staticmethod
     def _bad(path: Path, why: str) -> None:
         print(f"note: {path}: {why}; asking the endpoint again", file=sys.stderr, flush=True)
-        return None
 
     def put(self, key: str, model: str, response: str) -> None:
         path = self._path(key)
