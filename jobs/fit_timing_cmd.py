@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 
@@ -42,10 +43,12 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from generators.timing.fit import fit_timing, read_segments
+    from schemas.bounds import writable_file
     from schemas.config import ConfigError, parse_config
 
     convs = {}
     try:
+        writable_file(args.out, "--out")   # a FIFO there would block the write, a device take it
         for f in args.files:
             for k, v in read_segments(f).items():
                 convs[f"{Path(f).name}:{k}"] = v
@@ -57,8 +60,11 @@ def run(args: argparse.Namespace) -> int:
     rep = fit["report"]
     header = ["# duplexsynth fit-timing: " + " ".join(quote_name(Path(f).name) for f in args.files)]
     header += [f"# {k}: {v}" for k, v in rep.items()]
-    Path(args.out).write_text("\n".join(header) + "\n" + yaml.safe_dump({"timing": fit["timing"]}, sort_keys=False),
-                              encoding="utf-8")
+    out = Path(args.out)
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")   # renamed over OUT whole: no half-written fragment
+    tmp.write_text("\n".join(header) + "\n" + yaml.safe_dump({"timing": fit["timing"]}, sort_keys=False),
+                   encoding="utf-8")
+    os.replace(tmp, out)
     pm = rep.get("per_minute", {})
     print(f"{rep['conversations']} conversations, {rep['minutes']:.2f} min, {rep['transitions']} speaker changes "
           f"(mean offset {rep['fto_mean_s']:.3f} s, {100 * rep['overlap_transition_share']:.0f}% overlapping), "

@@ -52,6 +52,7 @@ from jobs.shards import (
     variety,
 )
 from pipeline.io import Store
+from schemas.bounds import reachable
 from schemas.config import LLM_KIND, ConfigError, RunConfig, dump_config, parse_config
 from schemas.errors import UsageError
 from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKEN_SOURCE_KEY, SPEECH_TOKENS_PER_SECOND
@@ -266,6 +267,8 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
         faults = read_faults()
     except ValueError as err:
         raise RunRefused(str(err)) from None
+    if address:   # Ray retries an address nothing answers at without end: a bounded connect first
+        reachable(address, "--address")
     # file-reading and language config checks, before anything is written or any worker starts
     for note in preflight(cfg):
         print(note, file=sys.stderr, flush=True)

@@ -53,6 +53,7 @@ from model.materialize import StartupBytes
 from model.memory import describe_device_memory, estimate_memory, format_estimate
 from model.modeling import DuplexModel, count_parameters
 from model.protocol import LOSS_CLASSES, ProtocolVocab
+from schemas.bounds import reachable
 from schemas.errors import UsageError
 
 CKPT_DIR = "checkpoints"
@@ -824,6 +825,8 @@ def launch(ns: argparse.Namespace) -> int:
 
     args = TrainArgs.from_namespace(ns)
     try:
+        if ns.ray_address:   # Ray retries an address nothing answers at without end: a bounded connect first
+            reachable(ns.ray_address, "--ray-address")
         resolve_split_dir(args.data)
         if ns.ray_address or ns.ray_workers:
             m = run_ray(args, num_workers=ns.ray_workers or 2, address=ns.ray_address)

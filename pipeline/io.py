@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import soundfile as sf
 
 from schemas.arrow import HEAVY_COLUMNS
+from schemas.bounds import MAX_AUDIO_OVERRUN_S, BoundsError, audio_frame_bound
 
 ROW_GROUP_SIZE = 2   # 1-4 rows per group: reading one trajectory reads only that trajectory
 
@@ -38,8 +39,17 @@ def encode_flac(audio: np.ndarray, sample_rate: int, compression: int = 5) -> by
     return buf.getvalue()
 
 
-def decode_audio(blob: bytes) -> tuple[np.ndarray, int]:
-    """Float32 samples and rate from encoded bytes (FLAC/WAV)."""
+def decode_audio(blob: bytes, duration_s: float | None = None, what: str = "audio") -> tuple[np.ndarray, int]:
+    """Float32 samples and rate from encoded bytes (FLAC/WAV). With `duration_s` (the row's), audio
+    that holds more frames than duration_s + MAX_AUDIO_OVERRUN_S is refused (BoundsError naming
+    `what`) from its header, before it is decoded: a 3-hour FLAC in a 17 s row is 1 GB of floats."""
+    if duration_s is not None:
+        info = sf.info(io.BytesIO(blob))
+        bound = audio_frame_bound(duration_s, info.samplerate)
+        if info.frames > bound:
+            raise BoundsError(f"{what}: {info.frames:,} frames ({info.frames / max(info.samplerate, 1):.1f} s) at "
+                              f"{info.samplerate} Hz in a row of duration_s {duration_s:g}; at most "
+                              f"{MAX_AUDIO_OVERRUN_S:g} s more is decoded (MAX_AUDIO_OVERRUN_S)")
     data, sr = sf.read(io.BytesIO(blob), dtype="float32")
     return data, int(sr)
 

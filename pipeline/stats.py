@@ -71,8 +71,9 @@ def analyse_row(row: dict[str, Any], clean: bool = True, tts: Any = None) -> Row
     from pipeline.scene import measure_snrs
     from pipeline.tts import tts_from_identity
 
-    user, sr = decode_audio(row["user_audio"]["bytes"])
-    asst, _ = decode_audio(row["assistant_audio"]["bytes"])
+    dur = float(row["duration_s"])
+    user, sr = decode_audio(row["user_audio"]["bytes"], dur, "user_audio")
+    asst, _ = decode_audio(row["assistant_audio"]["bytes"], dur, "assistant_audio")
     meta = json.loads(row["meta"]) if row.get("meta") else {}
     spec = TimelineSpec.from_meta(meta)
     scene = spec.mic if spec is not None else None

@@ -33,6 +33,7 @@ from pipeline.rooms import quantise_like_flac
 from pipeline.scene import realised_snrs
 from pipeline.tts import CachedTTS, tts_from_identity
 from pipeline.units import FLOOR_TAKING, slice_units
+from schemas.bounds import BoundsError
 from schemas.decode_budget import decode_steps_available, delegate_decode_steps, delegate_fits, row_ms_per_step
 from schemas.protocol import DELEGATE_MAX_CHARS, SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
 from schemas.language import Language, language
@@ -77,8 +78,9 @@ class RowView:
     sr_asst: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.user, self.sr_user = decode_audio(self.row.user_audio.bytes)
-        self.asst, self.sr_asst = decode_audio(self.row.assistant_audio.bytes)
+        dur = float(self.row.duration_s)
+        self.user, self.sr_user = decode_audio(self.row.user_audio.bytes, dur, "user_audio")
+        self.asst, self.sr_asst = decode_audio(self.row.assistant_audio.bytes, dur, "assistant_audio")
 
     @property
     def sr(self) -> int:
@@ -1318,7 +1320,10 @@ def validate_row(row: TrajectoryRow, expect_tokens: bool | None = None, *, recom
     `recompose`: also run the slow rules (rule 4 by re-composition; `tts` overrides the one
     meta["tts"] names). `rules`: only these ids (default: all).
     """
-    v = RowView(row, expect_tokens, tts)
+    try:
+        v = RowView(row, expect_tokens, tts)
+    except BoundsError as err:   # audio far longer than the row: not decoded, so no other rule can run
+        return [Violation(row.id, "audio_length", str(err))]
     out: list[Violation] = []
     for r in RULES:
         if (rules is not None and r.id not in rules) or (r.slow and not recompose and rules is None):

@@ -1048,6 +1048,8 @@ def read_yaml(path: str | Path, source: str | None = None) -> Any:
     try:
         if p.is_dir():
             raise ConfigError(f"config {source} is a folder, not a YAML file")
+        if p.exists() and not p.is_file():   # a FIFO would block the open, a device never end
+            raise ConfigError(f"config {source} is not a regular file (a FIFO or a device?); give a YAML file")
         with open(p, "rb") as f:
             blob = f.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:

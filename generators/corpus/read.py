@@ -19,6 +19,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from schemas.bounds import (
+    MAX_CORPUS_MESSAGE_CHARS,
+    MAX_CORPUS_RECORD_BYTES,
+    regular_file,
+)
 from schemas.config import ConfigError
 
 # layout -> (its messages field, a message's speaker key, a message's text key)
@@ -89,6 +94,9 @@ def exchanges_of(record: Any, where: str) -> tuple[str, tuple[Exchange, ...]]:
         text = msg.get(text_key)
         if not isinstance(text, str) or not text.strip():
             raise CorpusRecordError(f"{at}: {text_key} is not a non-empty text")
+        if len(text) > MAX_CORPUS_MESSAGE_CHARS:
+            raise CorpusRecordError(f"{at}: {text_key} has {len(text):,} characters, over the "
+                                    f"{MAX_CORPUS_MESSAGE_CHARS:,} one spoken turn may have (MAX_CORPUS_MESSAGE_CHARS)")
         is_user = who in USER_ROLES
         if not turns and not is_user:
             raise CorpusRecordError(f"{at}: the conversation starts with the assistant, not a user request")
@@ -145,7 +153,10 @@ class Corpus:
             where = f"{self.path}:{line}"
             with self.path.open("rb") as f:
                 f.seek(offset)
-                raw = f.readline()
+                raw = f.readline(MAX_CORPUS_RECORD_BYTES + 1)
+            if len(raw) > MAX_CORPUS_RECORD_BYTES:
+                raise CorpusRecordError(f"{where}: the record is over {MAX_CORPUS_RECORD_BYTES:,} bytes "
+                                        "(MAX_CORPUS_RECORD_BYTES); not read")
             try:
                 return json.loads(raw.decode("utf-8")), where, line
             except UnicodeDecodeError:
@@ -162,13 +173,21 @@ class Corpus:
 
 
 def _line_offsets(path: Path) -> list[tuple[int, int]]:
+    """(byte offset, line number) of each non-blank line, read in pieces of at most
+    MAX_CORPUS_RECORD_BYTES, so one endless line costs no more memory than that (its record is refused)."""
     out: list[tuple[int, int]] = []
-    offset = 0
+    offset, line = 0, 0
     with path.open("rb") as f:
-        for line, raw in enumerate(f, start=1):
-            if raw.strip():
-                out.append((offset, line))
-            offset += len(raw)
+        while piece := f.readline(MAX_CORPUS_RECORD_BYTES + 1):
+            line += 1
+            start, blank = offset, not piece.strip()
+            offset += len(piece)
+            while not piece.endswith(b"\n") and len(piece) > MAX_CORPUS_RECORD_BYTES:   # the rest of a long line
+                piece = f.readline(MAX_CORPUS_RECORD_BYTES + 1)
+                blank = blank and not piece.strip()
+                offset += len(piece)
+            if not blank:
+                out.append((start, line))
     return out
 
 
@@ -237,6 +256,8 @@ def corpus_fingerprint(path: str | Path) -> str:
     process per (names, sizes, mtimes); raises ConfigError naming `script_source.path` if unreadable."""
     p = Path(path)
     try:
+        if not p.is_dir():
+            regular_file(p, "script_source.path")
         stamp = tuple((name, str(f), (st := f.stat()).st_size, st.st_mtime_ns) for name, f in _files_of(p))
         return _fingerprint_cached(stamp)
     except OSError as err:
@@ -247,6 +268,8 @@ def open_corpus(path: str | Path) -> Corpus:
     """The corpus at `path`, indexed once per process (keyed by its size and mtime, so an edit re-reads)."""
     p = Path(path)
     try:
+        if not p.is_dir():
+            regular_file(p, "script_source.path")
         st = p.stat()
     except OSError as err:
         raise ConfigError(f"script_source.path: cannot read {p} ({err.strerror})") from None

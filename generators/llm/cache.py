@@ -10,9 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from schemas.bounds import MAX_LLM_REPLY_BYTES, BoundsError, read_bounded
 
 CACHE_DIR = "llm_cache"   # under the output root
 
@@ -36,13 +39,28 @@ class ResponseCache:
         return self.root / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> str | None:
+        """The cached response, or None: no entry, or one that is not a whole entry of this key (cut
+        short by a full disk or an editor, over MAX_LLM_REPLY_BYTES, not a regular file). Such an
+        entry is named on stderr and the request is asked again (its new reply replaces it)."""
+        path = self._path(key)
         try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
+            entry = json.loads(read_bounded(path, "llm cache entry", MAX_LLM_REPLY_BYTES + 4096).decode("utf-8"))
+            response = entry["response"]
+            if not isinstance(response, str) or entry.get("prompt_sha256", key) != key:
+                raise ValueError("no response text for this request")
+        except BoundsError as err:
+            if not os.path.lexists(path):
+                return None
+            return self._bad(path, str(err))
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
+            return self._bad(path, f"not a whole cache entry ({type(err).__name__}: {err})")
         with self._count:
             self.hits += 1
-        return str(entry["response"])
+        return response
+
+    @staticmethod
+    def _bad(path: Path, why: str) -> None:
+        print(f"note: {path}: {why}; asking the endpoint again", file=sys.stderr, flush=True)
 
     def put(self, key: str, model: str, response: str) -> None:
         path = self._path(key)

@@ -1,14 +1,18 @@
 """A small OpenAI-compatible chat-completions client (vLLM, SGLang, hosted APIs) on the standard library.
 
-Bounded by construction: every call has a timeout, 429 / 5xx / network errors are retried at most
+Bounded by construction: every request has a deadline (`timeout_s`, the whole request: connect,
+headers and body, so a server that drips a byte a second is cut off), a body is read to at most
+MAX_LLM_REPLY_BYTES, 429 / 5xx / network errors are retried at most
 `max_http_retries` times with exponential backoff, and anything else fails at once, so a slow or
 dead endpoint makes a trajectory fail explicitly instead of hanging the job. The API key is read from
 the environment at call time and lives only in the request header.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import socket
 import threading
 import time
 import urllib.error
@@ -18,6 +22,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from schemas.bounds import MAX_LLM_REPLY_BYTES
 from schemas.config import ScriptSourceConfig
 
 MAX_BACKOFF_S = 30.0
@@ -54,6 +59,81 @@ class LLMCallError(RuntimeError):
     def __init__(self, message: str, raw: str = ""):
         super().__init__(f"{message}; raw response: {raw[:MAX_RAW_CHARS]!r}" if raw else message)
         self.raw = raw
+
+
+class _Deadline:
+    """A whole-request deadline: when it passes, every socket the request opened is shut down, so
+    a read blocked on a server that sends a byte at a time returns at once (a socket timeout only
+    bounds each read)."""
+
+    def __init__(self, seconds: float):
+        self.expired = False
+        self._socks: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Deadline:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            if self.expired:
+                _shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._socks:
+                _shut(sock)
+
+    def opener(self) -> urllib.request.OpenerDirector:
+        """A urllib opener whose HTTP(S) connections register their sockets with this deadline."""
+        deadline = self
+
+        class Conn(http.client.HTTPConnection):
+            def connect(self) -> None:
+                super().connect()
+                deadline.watch(self.sock)
+
+        class TLSConn(http.client.HTTPSConnection):
+            def connect(self) -> None:
+                super().connect()
+                deadline.watch(self.sock)
+
+        class Handler(urllib.request.HTTPHandler):
+            def do_open(self, http_class: Any, req: urllib.request.Request, **kw: Any) -> Any:
+                return super().do_open(Conn, req, **kw)
+
+        class TLSHandler(urllib.request.HTTPSHandler):
+            def do_open(self, http_class: Any, req: urllib.request.Request, **kw: Any) -> Any:
+                return super().do_open(TLSConn, req, **kw)
+
+        return urllib.request.build_opener(Handler(), TLSHandler())
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:   # already closed
+        pass
+
+
+def _read_bounded(resp: Any) -> str:
+    """The body, refused past MAX_LLM_REPLY_BYTES (a reply of max_tokens tokens is far smaller)."""
+    blob = resp.read(MAX_LLM_REPLY_BYTES + 1)
+    if len(blob) > MAX_LLM_REPLY_BYTES:
+        raise _TooLarge()
+    return blob.decode("utf-8", "replace")
+
+
+class _TooLarge(Exception):
+    pass
 
 
 def _refuses_response_format(code: int, body: str) -> bool:
@@ -98,6 +178,33 @@ class ChatClient:
                                        "json_schema": {"name": schema_name, "schema": schema, "strict": True}}
         return json.dumps(body).encode()
 
+    def _post(self, req: urllib.request.Request) -> tuple[int, str]:
+        """(HTTP status, body) of one request, all of it (an error's body too) within timeout_s."""
+        deadline = _Deadline(self.src.timeout_s)
+        with self.gate(), deadline:
+            try:
+                resp = deadline.opener().open(req, timeout=self.src.timeout_s)
+            except urllib.error.HTTPError as err:
+                status, raw = err.code, err.read(MAX_RAW_CHARS).decode("utf-8", "replace")
+            except OSError:
+                if deadline.expired:
+                    raise TimeoutError(self._late()) from None
+                raise
+            else:
+                with resp:
+                    try:
+                        status, raw = 200, _read_bounded(resp)
+                    except (OSError, http.client.HTTPException):
+                        if deadline.expired:
+                            raise TimeoutError(self._late()) from None
+                        raise
+        if deadline.expired:   # the socket was shut mid-body: what came is not the whole reply
+            raise TimeoutError(self._late())
+        return status, raw
+
+    def _late(self) -> str:
+        return f"no whole reply within timeout_s {self.src.timeout_s:g} s (the deadline of one request)"
+
     def complete(self, messages: list[dict[str, str]], schema_name: str, schema: dict[str, Any], seed: int) -> str:
         """The assistant message text of one completion (what the model wrote, unparsed)."""
         url = f"{self.src.base_url}/chat/completions"
@@ -107,26 +214,28 @@ class ChatClient:
                                          headers=self._headers(), method="POST")
             self._counted("calls")
             try:
-                with self.gate(), urllib.request.urlopen(req, timeout=self.src.timeout_s) as resp:
-                    raw = resp.read().decode("utf-8", "replace")
-            except urllib.error.HTTPError as err:
+                status, raw = self._post(req)
+            except _TooLarge:
                 self._counted("errors")
-                raw = err.read().decode("utf-8", "replace")
-                if self.structured and self.src.structured_output == "auto" and _refuses_response_format(err.code, raw):
-                    self.structured = False   # parse and repair from here on (the schema is in the prompt)
-                    continue
-                if err.code != 429 and err.code < 500:
-                    raise LLMCallError(f"{url} answered HTTP {err.code}", raw) from None
-                why = f"HTTP {err.code}"
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as err:
+                raw, why = "", f"a reply larger than {MAX_LLM_REPLY_BYTES:,} bytes (MAX_LLM_REPLY_BYTES)"
+            except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException, OSError) as err:
                 self._counted("errors")
                 raw, why = "", f"{type(err).__name__}: {getattr(err, 'reason', err)}"
             else:
-                try:
-                    return str(json.loads(raw)["choices"][0]["message"]["content"] or "")
-                except (ValueError, KeyError, IndexError, TypeError):
+                if status == 200:
+                    try:
+                        return str(json.loads(raw)["choices"][0]["message"]["content"] or "")
+                    except (ValueError, KeyError, IndexError, TypeError):
+                        self._counted("errors")
+                        why = "a body that is not a chat completion"
+                else:
                     self._counted("errors")
-                    why = "a body that is not a chat completion"
+                    if self.structured and self.src.structured_output == "auto" and _refuses_response_format(status, raw):
+                        self.structured = False   # parse and repair from here on (the schema is in the prompt)
+                        continue
+                    if status != 429 and status < 500:
+                        raise LLMCallError(f"{url} answered HTTP {status}", raw) from None
+                    why = f"HTTP {status}"
             failures += 1
             if failures > self.src.max_http_retries:
                 raise LLMCallError(f"{url}: {why}, {failures} time(s) (max_http_retries {self.src.max_http_retries})",

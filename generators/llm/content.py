@@ -8,6 +8,7 @@ the planners' (generators/common.py, generators/scenarios/), so an LLM script ob
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Annotated
 
@@ -94,15 +95,30 @@ class DelegationReply(_Reply):
     relay: list[Line] = Field(min_length=1, max_length=3)
 
 
+def unspeakable(text: str) -> list[str]:
+    """The code points of `text` no one can say: controls (NUL, ...), format characters (bidi
+    overrides, zero-width spaces), private-use and unassigned ones, as U+XXXX (first 5)."""
+    bad = sorted({c for c in text if unicodedata.category(c) in _UNSPEAKABLE})
+    return [f"U+{ord(c):04X}" for c in bad[:5]]
+
+
+_UNSPEAKABLE = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
+
 # Markup a spoken line never has (the model's habits from chat, not speech).
 _MARKUP = re.compile(r"[*#`_\[\]{}<>|~]|\n")
 
 
 def text_problems(lang: Language, texts: Iterable[str]) -> list[str]:
-    """Problems of spoken lines: protocol tokens, markup, or the wrong script for the language."""
+    """Problems of spoken lines: control or bidi characters, protocol tokens (looked for in the NFKC
+    form too, so a fullwidth ＜｜speak｜＞ is one), markup, or the wrong script for the language."""
     out: list[str] = []
     for t in texts:
-        if any(tok in t for tok in LEAK_TOKENS):
+        hidden = unspeakable(t)
+        folded = unicodedata.normalize("NFKC", t)
+        if hidden:
+            out.append(f"{t!r} contains the invisible or control character(s) {', '.join(hidden)}; "
+                       "write plain spoken text")
+        elif any(tok in t or tok in folded for tok in LEAK_TOKENS):
             out.append(f"{t!r} contains a protocol token")
         elif _MARKUP.search(t):
             out.append(f"{t!r} contains markup or a line break; write plain spoken text")

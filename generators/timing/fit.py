@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from generators.intervals import dialogue_figures, ipus_from_segments, transitions
+from schemas.bounds import MAX_TIMING_INPUT_BYTES, read_bounded
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,10 @@ def read_segments(path: str | Path) -> dict[str, list[Segment]]:
     optionally with "conversation" in each item.
     """
     path = Path(path)
-    text = path.read_text()
+    try:
+        text = read_bounded(path, "fit-timing input", MAX_TIMING_INPUT_BYTES).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"fit-timing input: {path} is not UTF-8 text (byte {err.start})") from None
     ext = path.suffix.lower()
     if ext == ".json" or text.lstrip().startswith(("[", "{")):
         return _read_json(json.loads(text), path.stem)
