@@ -53,6 +53,7 @@ from model.protocol import (
     ProtocolError, TextTokenizer, UnitEncoder, extend_vocab, load_text_tokenizer, write_extended_tokenizer,
 )
 from pipeline.io import Store, atomic_write_bytes, sha256_file
+from schemas.argtypes import MAX_MIX_WEIGHT, parse_finite
 from schemas.arrow import AUDIO_TYPE, with_hf_metadata
 from schemas.errors import UsageError
 from schemas.language import language
@@ -163,12 +164,9 @@ def parse_mix(text: str | None) -> dict[str, float]:
         if "=" not in part:
             raise ExportError(f"--mix entry {part!r} is not family=weight")
         name, w = part.split("=", 1)
-        try:
-            weight = float(w)
-        except ValueError:
-            raise ExportError(f"--mix weight for {name!r} is not a number: {w!r}") from None
-        if weight < 0:
-            raise ExportError(f"--mix weight for {name!r} must be >= 0")
+        weight = parse_finite(w.strip(), 0.0, MAX_MIX_WEIGHT, "a number of copies")
+        if isinstance(weight, str):
+            raise ExportError(f"--mix weight for {name.strip()!r} {weight}")
         out[name.strip()] = weight
     return out
 
@@ -402,6 +400,7 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         raise ExportError("--rows-per-shard must be >= 1")
     check_output_folder(src, out, opts.overwrite)
     source = list_source_shards(src, opts.allow_incomplete)
+    tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)   # a bad --tokenizer is refused before --out exists
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -410,7 +409,7 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         check_output_folder(src, out, opts.overwrite)   # again, now that no other export can write here
         clear_folder(out)      # an earlier export (check_output_folder), never another folder
         try:
-            return _export(src, out, opts, source, t0, progress)
+            return _export(src, out, opts, source, tok, t0, progress)
         except BaseException:
             clear_folder(out)  # no half export a trainer could take for data; it held nothing else
             raise
@@ -427,7 +426,8 @@ def clear_folder(out: Path) -> None:
             p.unlink()
 
 
-def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, progress: bool) -> dict[str, Any]:
+def _export(src: Path, out: Path, opts: ExportOptions, source: Any, tok: TextTokenizer, t0: float,
+            progress: bool) -> dict[str, Any]:
     """The body of `export`, run while the output lock is held on an empty `out`."""
     paths, src_manifest, src_digest = source.shards, source.manifest, source.manifest_sha256
     light: list[dict[str, Any]] = []
@@ -444,7 +444,6 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
     for line in split_warnings(fam_stats, opts.val_fraction):
         print(f"warning: {line}", file=sys.stderr)
 
-    tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)
     vocab = extend_vocab(tok)
     write_extended_tokenizer(tok, vocab, out / "tokenizer")
     wopts = {"audio_format": opts.audio_format, "n_mels": opts.n_mels, "image_tokens": opts.image_tokens,

@@ -6,6 +6,8 @@ import json
 import sys
 from typing import Any
 
+from schemas.argtypes import MAX_WORKERS, whole_number
+
 COLUMNS = ("id", "scenario", "duration_s", "unit_s", "user_audio", "assistant_audio", "events", "units", "meta")
 
 
@@ -22,8 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--png", help="also write a figure to this PNG file")
     p.add_argument("--raw", action="store_true",
                    help="VAD the raw user channel (echo and noise included) instead of subtracting them")
-    p.add_argument("--workers", type=int, default=2, help="processes (one shard at a time each)")
-    p.add_argument("--limit", type=int, help="only the first N trajectories")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=2, help="processes (one shard at a time each)")
+    p.add_argument("--limit", type=whole_number(1), help="only the first N trajectories")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless every figure the unit clock allows is within +-25%% of Fisher")
     p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)

@@ -264,11 +264,14 @@ def parse_run_spec(data: dict[str, Any], source: str = "<dict>") -> RunSpec:
 def load_run_spec(path: str | Path, train_overrides: dict[str, Any] | None = None) -> RunSpec:
     p = resolve_config_path(path)
     try:
-        data = yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as err:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise TrainConfigError(f"invalid YAML in {p}: {err}") from None
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"trainer config {p} is not a YAML mapping (got {type(data).__name__})")
     if train_overrides:
-        data.setdefault("train", {})
+        if not isinstance(data.setdefault("train", {}), dict):
+            raise TrainConfigError(f"trainer config {p}: train is not a mapping")
         data["train"] = {**data["train"], **{k: v for k, v in train_overrides.items() if v is not None}}
     return parse_run_spec(data, str(p))
 
