@@ -59,6 +59,7 @@ from schemas.errors import UsageError
 from schemas.language import language
 from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, CHUNK_EOS, DELEGATE, DELEGATE_END, SPEECH_TOKENS_PER_SECOND,
                               TURN_EOS)
+from schemas.trajectory import row_field_problem
 
 FORMAT = "duplexsynth-train-v1"
 # `audio` typed as a datasets Audio feature by the schema's metadata (schemas/arrow.py); readers that use
@@ -150,6 +151,9 @@ def _is_export_folder(path: Path, fmt: str = FORMAT) -> bool:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
     return isinstance(manifest, dict) and manifest.get("format") == fmt
+
+
+FAILED_NAME = "failed.json"   # the rows an export could not convert, beside its manifest (every format)
 
 
 def parse_mix(text: str | None) -> dict[str, float]:
@@ -328,7 +332,8 @@ def convert_row(row: dict[str, Any], where: str) -> dict[str, Any]:
 
 def convert_shard(path: str, wanted: dict[str, tuple[str, int]], shard_name: str) -> list[dict[str, Any]]:
     """Convert the rows of one source shard that the plan keeps (runs in a worker process)."""
-    cols = ["id", "scenario", "language", "unit_s", "sample_rate", "user_audio", "units", "frames"]
+    cols = ["id", "scenario", "language", "unit_s", "sample_rate", "duration_s", "words", "events", "user_audio",
+            "units", "frames"]
     pf = pq.ParquetFile(path)
     have = set(pf.schema_arrow.names)
     missing = [c for c in cols if c not in have and c != "frames"]
@@ -342,7 +347,18 @@ def convert_shard(path: str, wanted: dict[str, tuple[str, int]], shard_name: str
             if row["id"] not in wanted:
                 continue
             split, repeat = wanted[row["id"]]
-            r = convert_row(row, f"{shard_name} row {idx} ({row['id']})")
+            try:
+                why = row_field_problem(row)
+                if why:
+                    raise ExportError(f"{shard_name} row {idx}: {why}")
+                r = convert_row(row, f"{shard_name} row {idx} ({row['id']})")
+            except (ExportError, ProtocolError, ValueError, RuntimeError) as err:  # LibsndfileError: RuntimeError
+                # one row that cannot be converted (garbage FLAC under a matching sha256) is a failure
+                # record, as in the consumer formats, not the end of the export
+                first = (str(err).splitlines() or [""])[0]
+                out.append({"_failed": {"id": row["id"], "source_shard": shard_name, "source_row": idx,
+                                        "error": f"{type(err).__name__}: {first}"}})
+                continue
             r.update(source_shard=shard_name, source_row=idx, repeat=repeat, _split=split)
             out.append(r)
     return out
@@ -459,8 +475,12 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, tok: TextTok
 
     has_frames = False
     languages: set[str] = set()
+    failed: list[dict[str, Any]] = []
     for rows in _run_jobs(jobs, opts, vocab, wopts, progress):
         for r in rows:
+            if "_failed" in r:
+                failed.append(r["_failed"])
+                continue
             has_frames |= bool(r["frames"])
             languages.add(r["language"])
             writers[r.pop("_split")].add(r)
@@ -475,7 +495,11 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, tok: TextTok
     split_meta = {"tokenizer": rel_tok, "audio_format": opts.audio_format, "n_mels": opts.n_mels, "layout": layout}
     splits = {s: w.finish(split_meta) for s, w in writers.items()}
     if not splits["train"]["shards"]:
-        raise ExportError("the mix and split left no training rows")
+        why = (f": every planned row failed to convert ({len(failed)}; first: {failed[0]['id']}: {failed[0]['error']})"
+               if failed else "")
+        raise ExportError(f"the mix and split left no training rows{why}")
+    if failed:
+        _atomic_json(out / FAILED_NAME, failed)
     has_speech = _any_speech(out / "train", splits["train"]["shards"], set(vocab.speech_range))
     layout["speech_tokens"] = has_speech
     manifest = {
@@ -501,6 +525,7 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, tok: TextTok
         "audio": {"format": opts.audio_format, "sample_rate": fe.SAMPLE_RATE, "n_mels": opts.n_mels,
                   "why": AUDIO_WHY},
         "layout": layout,
+        "failed": {"rows": len(failed), "path": FAILED_NAME if failed else None, "first": failed[:3]},
         "options": asdict(opts),
         "elapsed_s": round(time.time() - t0, 2),
     }

@@ -122,6 +122,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {args.dir} is incomplete or corrupt; exported {len(m['source']['shards'])} shard(s), "
               f"skipped {skipped['shards']} shard(s) ({rows} rows): {'; '.join(skipped['problems'][:3])}"
               + (f"; ... and {more} more problem(s)" if more > 0 else ""), file=sys.stderr)
+    failed = m.get("failed") or {}
+    if failed.get("rows"):
+        shown = "; ".join(f"{f['id']}: {f['error']}" for f in failed["first"])
+        more = failed["rows"] - len(failed["first"])
+        print(f"warning: {failed['rows']} row(s) could not be converted (listed in {args.out}/{failed['path']}): "
+              f"{shown}" + (f"; ... and {more} more" if more > 0 else ""), file=sys.stderr)
     sp = m["split"]
     print(json.dumps({"out": args.out, "train_rows": sp["train"].get("rows", 0), "train_samples": sp["train"].get("samples", 0),
                       "val_rows": sp["val"].get("rows", 0), "vocab_size": m["tokenizer"]["vocab_size"],

@@ -40,6 +40,7 @@ def _shard_stats(path: str, clean: bool, limit: int | None) -> list[dict[str, An
 
     from jobs.dataset_reader import ShardError, open_shard
     from pipeline.stats import analyse_row
+    from schemas.trajectory import row_field_problem
 
     out: list[dict[str, Any]] = []
     pf = open_shard(path, COLUMNS)
@@ -48,6 +49,9 @@ def _shard_stats(path: str, clean: bool, limit: int | None) -> list[dict[str, An
             for row in batch.to_pylist():
                 if limit is not None and len(out) >= limit:
                     return out
+                why = row_field_problem(row)
+                if why:
+                    raise ShardError(path, f"row {len(out)}: not a valid trajectory row ({why})")
                 r = analyse_row(row, clean=clean)
                 out.append({**r.__dict__})
     except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, sf.LibsndfileError) as err:

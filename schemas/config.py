@@ -545,6 +545,13 @@ class VoicesConfig(_Strict):
     cosyvoice: CosyVoiceConfig | None = None
     aligner: AlignerConfig | None = None
 
+    @field_validator("cast")
+    @classmethod
+    def _cast_is_a_name(cls, v: str) -> str:
+        from schemas.trajectory import safe_name
+
+        return safe_name(v, "cast")
+
     @field_validator("people")
     @classmethod
     def _some_weight(cls, v: dict[str, float] | None) -> dict[str, float] | None:
