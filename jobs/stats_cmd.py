@@ -8,7 +8,8 @@ from typing import Any
 
 from schemas.argtypes import MAX_WORKERS, whole_number
 
-COLUMNS = ("id", "scenario", "duration_s", "unit_s", "user_audio", "assistant_audio", "events", "units", "meta")
+COLUMNS = ("id", "scenario", "duration_s", "unit_s", "sample_rate", "user_audio", "assistant_audio", "events", "words",
+           "units", "meta")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
