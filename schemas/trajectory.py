@@ -12,7 +12,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.attrs import ATTRS_MODEL, EventAttrs, check_attrs, dump_attrs, parse_attrs
-from schemas.vocab import Decision, EventKind, Label, Role
+from schemas.thresholds import MAX_UNIT_S, MIN_UNIT_S, SUPPORTED_SAMPLE_RATES
+from schemas.vocab import SCENARIOS, Decision, EventKind, Label, Role
 
 __all__ = [
     "ATTRS_MODEL", "EVENT_KINDS", "LABELS", "AudioBlob", "Decision", "Event", "EventAttrs", "EventKind",
@@ -178,8 +179,6 @@ def row_field_problem(row: Any) -> str | None:
     """Why a row (a TrajectoryRow or its pyarrow dict) cannot be used, or None: an unknown scenario, an
     unsafe id, a unit clock or rate the generator cannot make, a word or event outside the audio (a 1e9 s
     word would reach a trainer). The model validates with it; readers that skip the model call it."""
-    from schemas.config import MAX_UNIT_S, MIN_UNIT_S, SCENARIOS, SUPPORTED_SAMPLE_RATES
-
     try:
         rid, scenario = _get(row, "id"), _get(row, "scenario")
         if not isinstance(rid, str):
