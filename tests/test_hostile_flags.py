@@ -269,3 +269,22 @@ def test_a_checkpoint_config_with_a_python_tag_is_refused(tmp_path, capfd):
     (ck / "config.yaml").write_text("model: !!python/name:os.system\n")
     rc, err = _run(capfd, "eval-decisions", str(ck), "--data", str(tmp_path / "none"))
     _refused(rc, err, "config.yaml")
+
+
+def test_input_ids_outside_the_vocabulary_name_the_shard(generated, tmp_path):
+    from model.dataset import DataError, TrainSplit
+    from tests.generated import export_dataset
+
+    data = export_dataset(tmp_path, generated, rows=4, val_fraction=0.25, rows_per_shard=4) / "train"
+    info = json.loads((data / "split.json").read_text())
+    shard = data / info["shards"][0]["path"]
+    t = pq.read_table(shard)
+    rows = t.to_pylist()
+    rows[0]["input_ids"][0] = 10**9
+    pq.write_table(pa.Table.from_pylist(rows, schema=t.schema), shard)
+    info["shards"][0]["sha256"] = hashlib.sha256(shard.read_bytes()).hexdigest()
+    (data / "split.json").write_text(json.dumps(info))
+    split = TrainSplit(data, max_seq_len=8192)
+    item = next(i for i in split.items if (i.shard, i.row, i.lo) == (0, 0, 0))
+    with pytest.raises(DataError, match=r"shard-00000\.parquet row 0: input_ids holds 1000000000"):
+        split.load(item)
