@@ -61,7 +61,7 @@ import pyarrow.parquet as pq
 
 from pipeline.io import sha256_file
 from schemas.arrow import FAILED_SCHEMA, TRAJECTORY_SCHEMA, row_from_dict
-from schemas.errors import UsageError
+from schemas.errors import UsageError, validation_summary
 from schemas.trajectory import TrajectoryRow
 
 __all__ = [
@@ -556,8 +556,12 @@ class DatasetReader:
 
     def iter_trajectories(self) -> Iterator[TrajectoryRow]:
         """Yield every row validated as :class:`TrajectoryRow`."""
-        for row in self.iter_rows():
-            yield row_from_dict(row)
+        for k, row in enumerate(self.iter_rows()):
+            try:
+                yield row_from_dict(row)
+            except ValueError as err:   # pydantic ValidationError
+                raise DatasetError(f"{self.root}: row {k} ({str(row.get('id'))[:40]}) is not a valid trajectory "
+                                   f"row ({validation_summary(err)})") from None
 
     def refs(self) -> list[RowRef]:
         """A light index of every row (reads only the ``id`` and ``scenario`` columns)."""
@@ -640,8 +644,13 @@ class DatasetReader:
         raise ShardError(ref.shard, f"has no row {ref.shard_row} (changed since it was indexed?)")
 
     def read_trajectory(self, ref: RowRef) -> TrajectoryRow:
-        """Decode and validate the row ``ref`` points at."""
-        return row_from_dict(self.read(ref))
+        """Decode and validate the row ``ref`` points at (an invalid row is a ShardError naming its field)."""
+        d = self.read(ref)
+        try:
+            return row_from_dict(d)
+        except ValueError as err:   # pydantic ValidationError
+            raise ShardError(ref.shard, f"row {ref.shard_row} is not a valid trajectory row "
+                                        f"({validation_summary(err)})") from None
 
     def get(self, *, id: str | None = None, index: int | None = None,
             scenario: str | None = None) -> dict[str, Any]:

@@ -53,11 +53,13 @@ from model.protocol import (
     ProtocolError, TextTokenizer, UnitEncoder, extend_vocab, load_text_tokenizer, write_extended_tokenizer,
 )
 from pipeline.io import Store, atomic_write_bytes, sha256_file
+from schemas.argtypes import MAX_MIX_WEIGHT, parse_finite
 from schemas.arrow import AUDIO_TYPE, with_hf_metadata
 from schemas.errors import UsageError
 from schemas.language import language
 from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, CHUNK_EOS, DELEGATE, DELEGATE_END, SPEECH_TOKENS_PER_SECOND,
                               TURN_EOS)
+from schemas.trajectory import row_field_problem
 
 FORMAT = "duplexsynth-train-v1"
 # `audio` typed as a datasets Audio feature by the schema's metadata (schemas/arrow.py); readers that use
@@ -151,6 +153,9 @@ def _is_export_folder(path: Path, fmt: str = FORMAT) -> bool:
     return isinstance(manifest, dict) and manifest.get("format") == fmt
 
 
+FAILED_NAME = "failed.json"   # the rows an export could not convert, beside its manifest (every format)
+
+
 def parse_mix(text: str | None) -> dict[str, float]:
     """`family=weight,...` -> dict. Weight = expected training copies per trajectory of the family."""
     if not text:
@@ -163,12 +168,9 @@ def parse_mix(text: str | None) -> dict[str, float]:
         if "=" not in part:
             raise ExportError(f"--mix entry {part!r} is not family=weight")
         name, w = part.split("=", 1)
-        try:
-            weight = float(w)
-        except ValueError:
-            raise ExportError(f"--mix weight for {name!r} is not a number: {w!r}") from None
-        if weight < 0:
-            raise ExportError(f"--mix weight for {name!r} must be >= 0")
+        weight = parse_finite(w.strip(), 0.0, MAX_MIX_WEIGHT, "a number of copies")
+        if isinstance(weight, str):
+            raise ExportError(f"--mix weight for {name.strip()!r} {weight}")
         out[name.strip()] = weight
     return out
 
@@ -330,7 +332,8 @@ def convert_row(row: dict[str, Any], where: str) -> dict[str, Any]:
 
 def convert_shard(path: str, wanted: dict[str, tuple[str, int]], shard_name: str) -> list[dict[str, Any]]:
     """Convert the rows of one source shard that the plan keeps (runs in a worker process)."""
-    cols = ["id", "scenario", "language", "unit_s", "sample_rate", "user_audio", "units", "frames"]
+    cols = ["id", "scenario", "language", "unit_s", "sample_rate", "duration_s", "words", "events", "user_audio",
+            "units", "frames"]
     pf = pq.ParquetFile(path)
     have = set(pf.schema_arrow.names)
     missing = [c for c in cols if c not in have and c != "frames"]
@@ -344,7 +347,18 @@ def convert_shard(path: str, wanted: dict[str, tuple[str, int]], shard_name: str
             if row["id"] not in wanted:
                 continue
             split, repeat = wanted[row["id"]]
-            r = convert_row(row, f"{shard_name} row {idx} ({row['id']})")
+            try:
+                why = row_field_problem(row)
+                if why:
+                    raise ExportError(f"{shard_name} row {idx}: {why}")
+                r = convert_row(row, f"{shard_name} row {idx} ({row['id']})")
+            except (ExportError, ProtocolError, ValueError, RuntimeError) as err:  # LibsndfileError: RuntimeError
+                # one row that cannot be converted (garbage FLAC under a matching sha256) is a failure
+                # record, as in the consumer formats, not the end of the export
+                first = (str(err).splitlines() or [""])[0]
+                out.append({"_failed": {"id": row["id"], "source_shard": shard_name, "source_row": idx,
+                                        "error": f"{type(err).__name__}: {first}"}})
+                continue
             r.update(source_shard=shard_name, source_row=idx, repeat=repeat, _split=split)
             out.append(r)
     return out
@@ -402,6 +416,7 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         raise ExportError("--rows-per-shard must be >= 1")
     check_output_folder(src, out, opts.overwrite)
     source = list_source_shards(src, opts.allow_incomplete)
+    tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)   # a bad --tokenizer is refused before --out exists
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -410,7 +425,7 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
         check_output_folder(src, out, opts.overwrite)   # again, now that no other export can write here
         clear_folder(out)      # an earlier export (check_output_folder), never another folder
         try:
-            return _export(src, out, opts, source, t0, progress)
+            return _export(src, out, opts, source, tok, t0, progress)
         except BaseException:
             clear_folder(out)  # no half export a trainer could take for data; it held nothing else
             raise
@@ -427,7 +442,8 @@ def clear_folder(out: Path) -> None:
             p.unlink()
 
 
-def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, progress: bool) -> dict[str, Any]:
+def _export(src: Path, out: Path, opts: ExportOptions, source: Any, tok: TextTokenizer, t0: float,
+            progress: bool) -> dict[str, Any]:
     """The body of `export`, run while the output lock is held on an empty `out`."""
     paths, src_manifest, src_digest = source.shards, source.manifest, source.manifest_sha256
     light: list[dict[str, Any]] = []
@@ -444,7 +460,6 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
     for line in split_warnings(fam_stats, opts.val_fraction):
         print(f"warning: {line}", file=sys.stderr)
 
-    tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)
     vocab = extend_vocab(tok)
     write_extended_tokenizer(tok, vocab, out / "tokenizer")
     wopts = {"audio_format": opts.audio_format, "n_mels": opts.n_mels, "image_tokens": opts.image_tokens,
@@ -460,8 +475,12 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
 
     has_frames = False
     languages: set[str] = set()
+    failed: list[dict[str, Any]] = []
     for rows in _run_jobs(jobs, opts, vocab, wopts, progress):
         for r in rows:
+            if "_failed" in r:
+                failed.append(r["_failed"])
+                continue
             has_frames |= bool(r["frames"])
             languages.add(r["language"])
             writers[r.pop("_split")].add(r)
@@ -476,7 +495,11 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
     split_meta = {"tokenizer": rel_tok, "audio_format": opts.audio_format, "n_mels": opts.n_mels, "layout": layout}
     splits = {s: w.finish(split_meta) for s, w in writers.items()}
     if not splits["train"]["shards"]:
-        raise ExportError("the mix and split left no training rows")
+        why = (f": every planned row failed to convert ({len(failed)}; first: {failed[0]['id']}: {failed[0]['error']})"
+               if failed else "")
+        raise ExportError(f"the mix and split left no training rows{why}")
+    if failed:
+        _atomic_json(out / FAILED_NAME, failed)
     has_speech = _any_speech(out / "train", splits["train"]["shards"], set(vocab.speech_range))
     layout["speech_tokens"] = has_speech
     manifest = {
@@ -502,6 +525,7 @@ def _export(src: Path, out: Path, opts: ExportOptions, source: Any, t0: float, p
         "audio": {"format": opts.audio_format, "sample_rate": fe.SAMPLE_RATE, "n_mels": opts.n_mels,
                   "why": AUDIO_WHY},
         "layout": layout,
+        "failed": {"rows": len(failed), "path": FAILED_NAME if failed else None, "first": failed[:3]},
         "options": asdict(opts),
         "elapsed_s": round(time.time() - t0, 2),
     }

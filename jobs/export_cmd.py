@@ -13,10 +13,16 @@ import argparse
 import json
 import sys
 
+from schemas.argtypes import MAX_WORKERS, whole_number
 from schemas.protocol import CHUNK_EOS
 from schemas.thresholds import NEMO_S2S_TARGET_RATE
 
 FORMATS = ("trainer", "moshi", "lhotse", "nemo-s2s", "minicpm-o", "fdb")
+# The trainer format's own options and their defaults (None on the parser, so a given one is seen).
+TRAINER_DEFAULTS = {"tokenizer": "minicpm-o45", "mix": None, "val_fraction": 0.05, "seed": 0, "audio": "flac",
+                    "image_tokens": 64, "no_chunk_eos_loss": False, "workers": 1}
+ROWS_PER_SHARD = 256
+SHARDED_FORMATS = ("trainer", "lhotse", "nemo-s2s")   # the formats --rows-per-shard applies to
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,26 +44,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="trainer (default): our training shards; moshi: moshi-finetune; lhotse: Lhotse Shar + NeMo; "
                         "nemo-s2s: NeMo duplex S2S cuts (Lhotse Shar); minicpm-o: MiniCPM-o protocol SDK training data; "
                         "fdb: Full-Duplex-Bench v1.5 samples (rows made with twins: {kinds: [clean]})")
-    p.add_argument("--tokenizer", default="minicpm-o45",
+    p.add_argument("--tokenizer", default=None,
                    help="tokenizer.json (or its folder), or 'minicpm-o45' for the MiniCPM-o 4.5 tokenizer "
                         "bundled in minicpm-o5-sdk (default)")
     p.add_argument("--out", required=True, help="output TRAIN_DIR")
     p.add_argument("--mix", default=None,
                    help="family=weight,... expected training copies per trajectory (0 drops a family; "
                         "unnamed families keep 1)")
-    p.add_argument("--val-fraction", type=float, default=0.05, help="per-family validation share (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and the mix (default 0)")
-    p.add_argument("--rows-per-shard", type=int, default=256,
+    p.add_argument("--val-fraction", type=float, default=None, help="per-family validation share (default 0.05)")
+    p.add_argument("--seed", type=whole_number(0), default=None, help="seed of the split and the mix (default 0)")
+    p.add_argument("--rows-per-shard", type=whole_number(1), default=None,
                    help="rows per training shard, or cuts per Shar shard with --format lhotse/nemo-s2s (default 256)")
-    p.add_argument("--audio", choices=("flac", "mel"), default="flac",
+    p.add_argument("--audio", choices=("flac", "mel"), default=None,
                    help="flac: 16 kHz FLAC, features in the loader (default); mel: precomputed fp16 log-mel")
-    p.add_argument("--image-tokens", type=int, default=64, help="image embeddings per frame (Omni rows)")
-    p.add_argument("--no-chunk-eos-loss", action="store_true",
+    p.add_argument("--image-tokens", type=whole_number(1), default=None, help="image embeddings per frame (Omni rows)")
+    p.add_argument("--no-chunk-eos-loss", action="store_true", default=None,
                    help=f"no loss on {CHUNK_EOS} (the literal DESIGN §3 list; see model/protocol.py)")
     p.add_argument("--target-sample-rate", type=int, default=None, metavar="HZ",
                    help=f"--format nemo-s2s: rate of target_audio, the assistant channel resampled with soxr; set it "
                         f"to your codec's rate (default {NEMO_S2S_TARGET_RATE}, NeMo's duplex S2S recipe)")
-    p.add_argument("--workers", type=int, default=1, help="processes converting shards in parallel")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=None, help="processes converting shards in parallel")
     p.add_argument("--reply-latency", default=None, metavar="TARGET",
                    help="--format moshi only: human (default): bring each reply to the user forward to a latency "
                         "drawn per reply from the row's seed (the natural preset's human turn offsets, p50 0.22 s, "
@@ -79,8 +85,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: export refused: --reply-latency applies to --format moshi only, not {args.format}",
               file=sys.stderr)
         return 2
+    given = [k for k in TRAINER_DEFAULTS if getattr(args, k) is not None]
+    if args.format != "trainer" and given:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        print(f"error: export refused: {flags} applies to --format trainer only, not {args.format}", file=sys.stderr)
+        return 2
+    if args.rows_per_shard is not None and args.format not in SHARDED_FORMATS:
+        print(f"error: export refused: --rows-per-shard applies to --format {'/'.join(SHARDED_FORMATS)} only, "
+              f"not {args.format}", file=sys.stderr)
+        return 2
+    if args.rows_per_shard is None:
+        args.rows_per_shard = ROWS_PER_SHARD
     if args.format != "trainer":
         return run_consumer(args)
+    for k, v in TRAINER_DEFAULTS.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     from jobs.cli import one_line
     from jobs.export import ExportError, ExportOptions, export, parse_mix
     from model.protocol import ProtocolError
@@ -102,6 +122,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {args.dir} is incomplete or corrupt; exported {len(m['source']['shards'])} shard(s), "
               f"skipped {skipped['shards']} shard(s) ({rows} rows): {'; '.join(skipped['problems'][:3])}"
               + (f"; ... and {more} more problem(s)" if more > 0 else ""), file=sys.stderr)
+    failed = m.get("failed") or {}
+    if failed.get("rows"):
+        shown = "; ".join(f"{f['id']}: {f['error']}" for f in failed["first"])
+        more = failed["rows"] - len(failed["first"])
+        print(f"warning: {failed['rows']} row(s) could not be converted (listed in {args.out}/{failed['path']}): "
+              f"{shown}" + (f"; ... and {more} more" if more > 0 else ""), file=sys.stderr)
     sp = m["split"]
     print(json.dumps({"out": args.out, "train_rows": sp["train"].get("rows", 0), "train_samples": sp["train"].get("samples", 0),
                       "val_rows": sp["val"].get("rows", 0), "vocab_size": m["tokenizer"]["vocab_size"],

@@ -33,16 +33,16 @@ from typing import Any, Protocol
 import numpy as np
 
 from jobs.dataset_reader import DatasetError, DatasetReader
-from jobs.export import ExportError, check_output_folder, clear_folder
+from jobs.export import FAILED_NAME, ExportError, check_output_folder, clear_folder
 from jobs.lock import output_lock
 from pipeline.io import Store, sha256_file
+from schemas.trajectory import row_field_problem
 from schemas.vocab import Role
 
 # The two-channel exports keep moshi-finetune's order: channel 0 is what the assistant played,
 # channel 1 what its microphone heard (user, other-directed and background speech, noise).
 ASSISTANT_CHANNEL, USER_CHANNEL = 0, 1
 AUDIO_COLUMNS = {ASSISTANT_CHANNEL: "assistant_audio", USER_CHANNEL: "user_audio"}
-FAILED_NAME = "failed.json"
 MANIFEST_NAME = "manifest.json"
 # Omni rows' frames (one JPEG per unit) where a format has a place for them: a folder per session
 FRAMES_DIR = "frames"
@@ -197,6 +197,9 @@ def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writ
         total = reader.check.rows
         for index, row in enumerate(reader.iter_rows()):
             try:
+                why = row_field_problem(row)
+                if why:
+                    raise RowFailed(why)
                 written_s = writer.add(row)
             except RowFailed as err:
                 summary.failed.append({"id": row.get("id"), "index": index, "error": str(err)})

@@ -6,34 +6,11 @@ cluster, which is what a job sent by `duplexsynth submit` does inside the cluste
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from collections.abc import Callable
 
+from schemas.argtypes import MAX_WORKERS, ray_address, seconds, whole_number
 
-def whole_number(lo: int) -> Callable[[str], int]:
-    """An argparse `type=` for an integer >= lo; argparse names the option in its one-line error."""
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number >= {lo}, got {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {v}")
-        return v
-    parse.__name__ = f"whole number >= {lo}"
-    return parse
-
-
-def seconds(text: str) -> float:
-    """An argparse `type=` for a finite number of seconds >= 0 (nan and inf are refused)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds >= 0, got {text!r}")
-    return v
+EXIT_ALL_FAILED = 4   # the run completed, but every trajectory is a failed record (no rows)
 
 
 def add_plan_args(p: argparse.ArgumentParser) -> None:
@@ -67,9 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate trajectories into Parquet shards")
     add_run_args(p)
     p.add_argument("--out", required=True, help="output folder, or an fsspec URI (s3://bucket/run, file:///...)")
-    p.add_argument("--workers", type=whole_number(1), help="CPUs of the embedded local Ray (default 2); with "
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), help="CPUs of the embedded local Ray (default 2); with "
                    "--address, shard tasks to keep busy (default: every CPU of the cluster)")
-    p.add_argument("--address", help="attach to a running Ray cluster (auto, or HOST:PORT) instead of a local one")
+    p.add_argument("--address", type=ray_address, help="attach to a running Ray cluster (auto, or HOST:PORT) instead of a local one")
     p.add_argument("--max-in-flight", type=whole_number(1), help="shard tasks submitted at once (default 2 x workers)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
     p.add_argument("--progress-interval", type=seconds, default=10.0,
@@ -90,4 +67,13 @@ def run(args: argparse.Namespace) -> int:
                    force_new_run=args.force_new_run, progress=progress,
                    progress_interval=args.progress_interval, max_in_flight=args.max_in_flight)
     print(summary_text(res), flush=True)
-    return 0 if res.ok else 3
+    if not res.ok:
+        return 3
+    if res.rows == 0 and res.failed > 0:   # a dataset of nothing is a failed run, not a success
+        first = res.failure_examples[0] if res.failure_examples else {}
+        err = (str(first.get("error", "?")).splitlines() or ["?"])[0]
+        why = f"; first: {first.get('id', '?')}: {err}" if first else ""
+        print(f"error: every trajectory failed ({res.failed} of {res.failed}, listed in {res.out}/failed/){why}",
+              file=sys.stderr)
+        return EXIT_ALL_FAILED
+    return 0

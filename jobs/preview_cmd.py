@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from jobs.dataset_reader import ALLOW_INCOMPLETE_HELP, DatasetError, DatasetReader, RowRef
+from schemas.argtypes import MAX_PREVIEW_WIDTH, MIN_PREVIEW_WIDTH, whole_number
 
 _PROG = "duplexsynth preview"
 
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dir", help="output folder of `duplexsynth generate` (manifest.json, shards/)")
     sel = p.add_mutually_exclusive_group()
     sel.add_argument("--id", help="trajectory id")
-    sel.add_argument("--index", type=int, help="global row index across shards (0-based)")
+    sel.add_argument("--index", type=whole_number(0), help="global row index across shards (0-based)")
     sel.add_argument("--scenario", help="first trajectory of this scenario family")
     sel.add_argument("--gallery", action="store_true",
                      help="one sample per scenario family: index page plus one page each")
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--png", help="also write a static timeline figure (PNG) of the selected row")
     p.add_argument("--audio", choices=("embed", "beside"), default="embed",
                    help="embed audio as data URIs (default) or write FLAC files beside the page")
-    p.add_argument("--width", type=int, default=None,
+    p.add_argument("--width", type=whole_number(MIN_PREVIEW_WIDTH, MAX_PREVIEW_WIDTH), default=None,
                    help="PNG width in pixels (default 1800; gallery thumbnails 1200)")
     p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
     p.set_defaults(func=run)

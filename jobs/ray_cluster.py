@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemas.argtypes import env_number
 from schemas.errors import UsageError
 
 PACKAGES = ("schemas", "generators", "pipeline", "jobs", "model")   # the project's top-level packages
@@ -82,7 +83,7 @@ def job_client(address: str | None, timeout: float | None = None) -> Any:
     """A JobSubmissionClient for the dashboard at `address`, retrying while the dashboard starts
     (for `timeout` s; default $DUPLEXSYNTH_CLUSTER_TIMEOUT or 60)."""
     if timeout is None:
-        timeout = float(os.environ.get("DUPLEXSYNTH_CLUSTER_TIMEOUT", "60"))
+        timeout = env_number("DUPLEXSYNTH_CLUSTER_TIMEOUT", 60.0, 0.0, 86400.0)
     address = address or os.environ.get("RAY_API_SERVER_ADDRESS") or os.environ.get("RAY_ADDRESS")
     if not address:
         raise ClusterError("no cluster address: pass --address http://HOST:8265 (the Ray dashboard) "

@@ -6,7 +6,10 @@ import json
 import sys
 from typing import Any
 
-COLUMNS = ("id", "scenario", "duration_s", "unit_s", "user_audio", "assistant_audio", "events", "units", "meta")
+from schemas.argtypes import MAX_WORKERS, whole_number
+
+COLUMNS = ("id", "scenario", "duration_s", "unit_s", "sample_rate", "user_audio", "assistant_audio", "events", "words",
+           "units", "meta")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--png", help="also write a figure to this PNG file")
     p.add_argument("--raw", action="store_true",
                    help="VAD the raw user channel (echo and noise included) instead of subtracting them")
-    p.add_argument("--workers", type=int, default=2, help="processes (one shard at a time each)")
-    p.add_argument("--limit", type=int, help="only the first N trajectories")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=2, help="processes (one shard at a time each)")
+    p.add_argument("--limit", type=whole_number(1), help="only the first N trajectories")
     p.add_argument("--check", action="store_true",
                    help="exit 1 unless every figure the unit clock allows is within +-25%% of Fisher")
     p.add_argument("--allow-incomplete", action="store_true", help=ALLOW_INCOMPLETE_HELP)
@@ -38,6 +41,7 @@ def _shard_stats(path: str, clean: bool, limit: int | None) -> list[dict[str, An
 
     from jobs.dataset_reader import ShardError, open_shard
     from pipeline.stats import analyse_row
+    from schemas.trajectory import row_field_problem
 
     out: list[dict[str, Any]] = []
     pf = open_shard(path, COLUMNS)
@@ -46,6 +50,9 @@ def _shard_stats(path: str, clean: bool, limit: int | None) -> list[dict[str, An
             for row in batch.to_pylist():
                 if limit is not None and len(out) >= limit:
                     return out
+                why = row_field_problem(row)
+                if why:
+                    raise ShardError(path, f"row {len(out)}: not a valid trajectory row ({why})")
                 r = analyse_row(row, clean=clean)
                 out.append({**r.__dict__})
     except (pa.ArrowException, OSError, ValueError, KeyError, TypeError, sf.LibsndfileError) as err:

@@ -19,12 +19,13 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from jobs.generate_cmd import add_run_args, seconds, whole_number
+    from jobs.generate_cmd import add_run_args
+    from schemas.argtypes import MAX_WORKERS, seconds, whole_number
     p = sub.add_parser("submit", help="submit a generation to a Ray cluster as a Ray Job")
     p.add_argument("--address", help="Ray dashboard address, e.g. http://HOST:8265 (default: $RAY_API_SERVER_ADDRESS)")
     add_run_args(p)
     p.add_argument("--out", required=True, help="output folder on storage the cluster shares, or an fsspec URI")
-    p.add_argument("--workers", type=whole_number(1), help="shard tasks to keep busy (default: every CPU of the cluster)")
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), help="shard tasks to keep busy (default: every CPU of the cluster)")
     p.add_argument("--max-in-flight", type=whole_number(1), help="shard tasks submitted at once (default 2 x workers)")
     p.add_argument("--job-id", help="submission id (default: duplexsynth-<time>-<random>)")
     p.add_argument("--progress-interval", type=seconds, default=10.0,

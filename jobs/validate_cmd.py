@@ -99,9 +99,11 @@ def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
     """Every row of one shard against DESIGN §5, in row order (a worker's task: it reads the shard itself)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+    import soundfile as sf
 
     from pipeline.validate import validate_row, validate_twins
     from schemas.arrow import TRAJECTORY_SCHEMA, row_from_dict
+    from schemas.errors import validation_summary
     from schemas.twins import TWIN_META_KEY
 
     twin_meta_key = f'"{TWIN_META_KEY}":'
@@ -121,10 +123,16 @@ def check_shard(path: str, expect_tokens: bool) -> list[RowReport]:
             row = row_from_dict(d)
         except ValueError as err:      # pydantic ValidationError is a ValueError
             out.append(RowReport(None, [Finding("schema", f"{path} row {k}: not a valid trajectory row "
-                                                          f"({(str(err).splitlines() or [''])[0]})")]))
+                                                          f"({validation_summary(err)})")]))
             continue
-        viols = validate_row(row, expect_tokens=expect_tokens, recompose=True,   # rule 4 re-composes
-                             tts=rerender_tts(row.meta))
+        try:
+            viols = validate_row(row, expect_tokens=expect_tokens, recompose=True,   # rule 4 re-composes
+                                 tts=rerender_tts(row.meta))
+        except sf.LibsndfileError as err:   # garbage audio bytes under a matching sha256
+            first = (str(err).splitlines() or [""])[0]
+            out.append(RowReport(row.id, [Finding("audio", f"{path} row {k} ({row.id}): audio does not decode "
+                                                           f"({first})")]))
+            continue
         out.append(RowReport(row.id, [Finding(v.rule, str(v)) for v in viols]))
         if twin_meta_key in row.meta:   # a contrastive twin: its pair is checked once the shard is read
             paired.append(row)
@@ -144,6 +152,29 @@ def _check_shards(paths: list[str], expect_tokens: bool, workers: int) -> list[l
     # spawn, not fork: the caller may hold threads (Ray, a test runner) that a fork would copy
     with ProcessPoolExecutor(max_workers=min(workers, len(paths)), mp_context=mp.get_context("spawn")) as ex:
         return list(ex.map(check_shard, paths, [expect_tokens] * len(paths)))
+
+
+def manifest_config_problems(config: Any) -> list[str]:
+    """Why the manifest's run config is not one the generator could have run (unit_s 0.04, sample_rate 7,
+    a cast that is a path), or []. Folders named in voices (piper_dirs, cosyvoice, aligner) are paths of
+    the generating host: their existence is not checked here."""
+    from jobs.cli import one_line
+    from schemas.config import ConfigError, parse_config
+
+    if not isinstance(config, dict):
+        return []
+    data = dict(config)
+    if isinstance(data.get("voices"), dict):
+        data["voices"] = {k: v for k, v in data["voices"].items() if k not in ("piper_dirs", "cosyvoice", "aligner")}
+    try:
+        cfg = parse_config(data, "manifest")
+    except ConfigError as err:
+        return [one_line(str(err))]
+    from generators.voice_bank import cast_names
+
+    if cfg.voices.cast not in cast_names():
+        return [f"voices.cast: no cast {cfg.voices.cast!r} in the voice bank (casts: {', '.join(cast_names())})"]
+    return []
 
 
 def validate_dataset(root: Path, workers: int | None = None) -> tuple[int, list[str], Counter]:
@@ -167,6 +198,9 @@ def validate_dataset(root: Path, workers: int | None = None) -> tuple[int, list[
     if not isinstance(config, dict) or "num" not in config:
         lines.append(f"{root / MANIFEST_NAME}: config.num is missing; cannot tell whether every "
                      "planned trajectory is there")
+        per_rule["manifest"] += 1
+    for problem in manifest_config_problems(config):
+        lines.append(f"{root / MANIFEST_NAME}: config: {problem}")
         per_rule["manifest"] += 1
     expect_tokens = manifest.get("speech_tokenizer") is not None
     paths = [str(p) for p in check.shards]

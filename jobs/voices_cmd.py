@@ -5,6 +5,8 @@ import argparse
 import importlib.util
 import json
 
+from schemas.language import LANGUAGES
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("voices", help="list the voice bank: engine, id, language, gender, licence, sample rate",
@@ -12,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "folders of --config's voices.piper_dirs and the prompts of its voices.cosyvoice model), whether its engine is installed "
                                    "here, and how the default cast uses it. Name voices in a config's `voices:` by id.")
     p.add_argument("--config", help="YAML run config whose voices.piper_dirs and voices.cosyvoice join the bank")
-    p.add_argument("--language", help="only voices of this language code (en, zh)")
+    p.add_argument("--language", choices=sorted(LANGUAGES), help="only voices of this language code")
     p.add_argument("--json", action="store_true", help="print the voices as JSON lines")
     p.set_defaults(func=run)
 

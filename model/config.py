@@ -261,14 +261,36 @@ def parse_run_spec(data: dict[str, Any], source: str = "<dict>") -> RunSpec:
         raise TrainConfigError("\n".join(lines)) from None
 
 
+def read_yaml_mapping(path: Path) -> dict[str, Any]:
+    """A YAML file that must hold a mapping (a checkpoint's config.yaml). Tags that would build Python
+    objects, bad YAML or bytes, or another top level: TrainConfigError naming the file, one line."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        first = (str(err).splitlines() or [""])[0]
+        raise TrainConfigError(f"{path}: not a plain YAML config ({type(err).__name__}: {first})") from None
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"{path}: not a YAML mapping (got {type(data).__name__})")
+    return data
+
+
+def load_checkpoint_spec(ckpt: Path) -> RunSpec:
+    """The RunSpec stored beside a checkpoint (config.yaml), refused in one line naming it when unusable."""
+    p = Path(ckpt) / "config.yaml"
+    return parse_run_spec(read_yaml_mapping(p), str(p))
+
+
 def load_run_spec(path: str | Path, train_overrides: dict[str, Any] | None = None) -> RunSpec:
     p = resolve_config_path(path)
     try:
-        data = yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as err:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
         raise TrainConfigError(f"invalid YAML in {p}: {err}") from None
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"trainer config {p} is not a YAML mapping (got {type(data).__name__})")
     if train_overrides:
-        data.setdefault("train", {})
+        if not isinstance(data.setdefault("train", {}), dict):
+            raise TrainConfigError(f"trainer config {p}: train is not a mapping")
         data["train"] = {**data["train"], **{k: v for k, v in train_overrides.items() if v is not None}}
     return parse_run_spec(data, str(p))
 

@@ -188,6 +188,10 @@ class TrainSplit:
         a = int(offs[item.lo])
         b = int(offs[item.hi]) if item.hi < len(offs) else n_tok
         ids = t.column("input_ids")[r].values.to_numpy()[a:b]
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= self.vocab.vocab_size):
+            bad = int(ids.max()) if int(ids.max()) >= self.vocab.vocab_size else int(ids.min())
+            raise DataError(f"{self.paths[item.shard]} row {r}: input_ids holds {bad}, outside the vocabulary "
+                            f"[0, {self.vocab.vocab_size}) of {self.info['tokenizer']}")
         mask = t.column("loss_mask")[r].values.to_numpy()[a:b]
         speech = None
         if self.recipe == RECIPE_VENUS:

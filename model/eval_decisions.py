@@ -22,7 +22,7 @@ from typing import Any
 
 import torch
 
-from model.config import parse_run_spec
+from model.config import load_checkpoint_spec
 from model.dataset import TrainSplit, collate
 from model.modeling import DuplexModel
 from model.protocol import CHUNK_EOS, DELEGATE, LISTEN, SPEAK, TURN_EOS, ProtocolVocab
@@ -91,11 +91,10 @@ def proactive_preds(labels: list[list[str]] | None, pred: list[int]) -> list[int
 
 def load_model(ckpt: Path, device: torch.device | None = None) -> tuple[DuplexModel, ProtocolVocab, dict[str, Any]]:
     """Rebuild the model from the config and protocol stored beside the checkpoint, then load weights."""
-    import yaml
 
     from model.train import Env, load_checkpoint
 
-    spec = parse_run_spec(yaml.safe_load((ckpt / "config.yaml").read_text()), str(ckpt / "config.yaml"))
+    spec = load_checkpoint_spec(ckpt)
     vocab = ProtocolVocab.load(ckpt / "protocol.json")
     if spec.train.cpu_threads and not torch.cuda.is_available():
         torch.set_num_threads(spec.train.cpu_threads)

@@ -85,12 +85,11 @@ def _decisions(units: list[Any]) -> str:
 def evaluate(ckpt: str | Path, data: str | Path, *, source: str | Path | None = None, max_samples: int | None = None,
              use_cache: bool = True, max_text_tokens: int = 24, max_delegate_tokens: int = 48) -> dict[str, Any]:
     ckpt = resolve_checkpoint(ckpt)
-    import yaml
 
-    from model.config import parse_run_spec
+    from model.config import load_checkpoint_spec
 
     # the inputs are checked before the model is built: a wrong folder fails in a second
-    spec = parse_run_spec(yaml.safe_load((ckpt / "config.yaml").read_text()), str(ckpt / "config.yaml"))
+    spec = load_checkpoint_spec(ckpt)
     split = val_split(data, spec, ProtocolVocab.load(ckpt / "protocol.json"))
     src_root, digests = _source_dir(split, source)
     # every row's gold first (shard sha256, id, unit count), so a wrong source fails before any model work

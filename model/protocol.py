@@ -105,7 +105,13 @@ class HFJsonTokenizer:
         if p.is_dir() and (p / "tokenizer.json").is_file():
             p = p / "tokenizer.json"
         if p.is_file():
-            self._json = json.loads(p.read_text(encoding="utf-8"))
+            try:
+                self._json = json.loads(p.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, ValueError) as err:
+                raise ProtocolError(f"tokenizer {p} is not a tokenizer.json ({type(err).__name__}: "
+                                    f"{str(err).splitlines()[0] if str(err) else ''})") from None
+            if not isinstance(self._json, dict) or not isinstance(self._json.get("model"), dict):
+                raise ProtocolError(f"tokenizer {p} is not a tokenizer.json (no 'model' object)")
         elif p.is_dir():
             from transformers import AutoTokenizer
 
@@ -118,8 +124,12 @@ class HFJsonTokenizer:
             raise ProtocolError(f"tokenizer not found: {p} (give a tokenizer.json, a folder with one, "
                                 f"or one of {SDK_SPECS} for the bundled MiniCPM-o 4.5 tokenizer)")
         self.spec = str(path)
-        self._added = {t["content"]: int(t["id"]) for t in self._json.get("added_tokens", [])}
-        self._ordinary = _ordinary_backend(self._json)
+        try:
+            self._added = {t["content"]: int(t["id"]) for t in self._json.get("added_tokens", [])}
+            self._ordinary = _ordinary_backend(self._json)
+        except Exception as err:  # noqa: BLE001 - a malformed file: name it, not a defect of ours
+            raise ProtocolError(f"tokenizer {p} cannot be loaded ({type(err).__name__}: "
+                                f"{(str(err).splitlines() or [''])[0]})") from None
         self._digest = hashlib.sha256(json.dumps(self._json, sort_keys=True).encode()).hexdigest()[:16]
 
     def encode_ordinary(self, text: str) -> list[int]:

@@ -46,7 +46,7 @@ import torch
 import torch.distributed as dist
 
 from model.config import (PARALLEL_DDP, PARALLEL_FSDP, ModelConfig, RunSpec, dump_run_spec, load_run_spec,
-                          parallel_mode)
+                          parallel_mode, read_yaml_mapping)
 from model.dataset import DataError, MicroBatches, TrainSplit, collate, make_loader, resolve_split_dir
 from model.experiment_log import ExperimentLog, check_loggers
 from model.materialize import StartupBytes
@@ -457,10 +457,15 @@ def _dcp_load(sd: dict[str, Any], path: Path, env: Env) -> None:
         with _quiet_single_process():
             dcp.load(sd, storage_reader=SafeReader(str(path)), planner=SafePlanner(), no_dist=not env.distributed)
     except CheckpointException as err:   # a BaseException: surface our own refusal, if that is what it wraps
-        for exc, _trace in err.failures.values():
+        failures = list(err.failures.values())
+        for exc, _trace in failures:
             if isinstance(exc, TrainError):
                 raise exc from None
-        raise
+        # a truncated or corrupt .distcp/.metadata: name the checkpoint and the first reason, one line
+        exc = failures[0][0] if failures else err
+        why = (str(exc).splitlines() or [""])[0]
+        raise TrainError(f"{path}: checkpoint cannot be loaded ({type(exc).__name__}{': ' + why if why else ''}); it is truncated "
+                         "or corrupt: delete it or resume from another one") from None
 
 
 def load_checkpoint(path: Path, model: torch.nn.Module, opt: torch.optim.Optimizer | None, env: Env) -> dict[str, Any]:
@@ -729,9 +734,8 @@ def train(args: TrainArgs, reporter: Callable[[dict[str, Any], Path | None], Non
 
 def _check_resumable(ckpt: Path, spec: RunSpec, protocol_path: Path) -> None:
     """Refuse to resume into a different model or a different tokenizer extension."""
-    import yaml
 
-    saved = yaml.safe_load((ckpt / "config.yaml").read_text())
+    saved = read_yaml_mapping(ckpt / "config.yaml")
     try:   # defaults filled in, so a checkpoint from before a new model field (loss_weights) still resumes
         saved_model = ModelConfig.model_validate(saved.get("model")).model_dump(mode="json")
     except ValueError:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from schemas.argtypes import MAX_WORKERS, finite_number, ray_address, whole_number
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -15,16 +17,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "unless --estimate-memory)")
     p.add_argument("--out", default="runs/train", help="output folder: checkpoints/, metrics.jsonl (default runs/train)")
     p.add_argument("--resume", default=None, help="'auto' (latest checkpoint in --out, if any) or a checkpoint folder")
-    p.add_argument("--max-steps", type=int, default=None, help="override train.max_steps (also the LR schedule length)")
-    p.add_argument("--save-every", type=int, default=None, help="override train.save_every")
-    p.add_argument("--nproc-per-node", type=int, default=1, help="re-launch under torchrun with N local processes")
-    p.add_argument("--ray-address", default=None, help="train with Ray Train on this cluster ('auto' or ray://...)")
-    p.add_argument("--ray-workers", type=int, default=None, help="Ray Train workers (default 2 with --ray-address)")
+    p.add_argument("--max-steps", type=whole_number(1), default=None, help="override train.max_steps (also the LR schedule length)")
+    p.add_argument("--save-every", type=whole_number(1), default=None, help="override train.save_every")
+    p.add_argument("--nproc-per-node", type=whole_number(1, MAX_WORKERS), default=1, help="re-launch under torchrun with N local processes")
+    p.add_argument("--ray-address", type=ray_address, default=None, help="train with Ray Train on this cluster ('auto' or ray://...)")
+    p.add_argument("--ray-workers", type=whole_number(1, MAX_WORKERS), default=None, help="Ray Train workers (default 2 with --ray-address)")
     p.add_argument("--hang-after-step", type=int, default=None, help=argparse.SUPPRESS)   # test hook
     p.add_argument("--estimate-memory", action="store_true",
                    help="print the per-GPU memory estimate (params, grads, optimizer, activations) and exit")
-    p.add_argument("--gpus", type=int, default=8, help="with --estimate-memory: GPUs (FSDP world size), default 8")
-    p.add_argument("--gpu-mem-gb", type=float, default=None,
+    p.add_argument("--gpus", type=whole_number(1, MAX_WORKERS), default=8, help="with --estimate-memory: GPUs (FSDP world size), default 8")
+    p.add_argument("--gpu-mem-gb", type=finite_number(0.001, 1e6, "a number of GiB"), default=None,
                    help="with --estimate-memory: memory per GPU as sold, in GiB (80 for an 80 GB H100/A100)")
     p.set_defaults(func=_train)
 
@@ -34,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("checkpoint", help="checkpoint folder (OUT/checkpoints/step-...) or a run OUT (uses latest)")
     e.add_argument("--data", required=True, help="TRAIN_DIR/val (or any split folder)")
     e.add_argument("--out", default=None, help="also write the report as JSON here")
-    e.add_argument("--max-samples", type=int, default=None)
+    e.add_argument("--max-samples", type=whole_number(1), default=None)
     e.set_defaults(func=_eval)
 
     d = subparsers.add_parser(
@@ -47,10 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     d.add_argument("--source", default=None, help="the trajectory folder the export was made from (default: "
                    "source.dir of TRAIN_DIR/manifest.json)")
     d.add_argument("--out", default=None, help="also write the report as JSON here")
-    d.add_argument("--max-samples", type=int, default=None, help="evaluate only the first N rows")
-    d.add_argument("--max-text-tokens", type=int, default=24,
+    d.add_argument("--max-samples", type=whole_number(1), default=None, help="evaluate only the first N rows")
+    d.add_argument("--max-text-tokens", type=whole_number(1), default=24,
                    help="most text tokens the model may say per unit (default 24; gold units hold ~2-3 words)")
-    d.add_argument("--max-delegate-tokens", type=int, default=48, help="most tokens of one delegate request "
+    d.add_argument("--max-delegate-tokens", type=whole_number(1), default=48, help="most tokens of one delegate request "
                    "(default 48; a request the model has not closed by then is closed for it)")
     d.add_argument("--recompute", action="store_true",
                    help="recompute the whole prefix for every token instead of the KV cache (a check, quadratic)")

@@ -15,36 +15,10 @@ from schemas.decode_budget import DECODE_MS_PER_STEP
 from schemas.protocol import SPEECH_TOKENS_PER_SECOND
 from schemas.scene import DEFAULT_FRAME_SIZE
 from schemas.thresholds import (DEFAULT_SAMPLE_RATE, DEFAULT_UNIT_S, DETECT_MAX_S, DETECT_MIN_S, FADE_MAX_S, FADE_MIN_S,
-                                MIN_EOT_S)
+                                MAX_UNIT_S, MIN_EOT_S, MIN_UNIT_S, SUPPORTED_SAMPLE_RATES)
 from schemas.twins import TwinKind
+from schemas.vocab import SCENARIOS, Scenario
 
-class Scenario(StrEnum):
-    """A scenario family: the `scenario` column and the keys of `RunConfig.scenarios`."""
-
-    TURN_TAKING = "turn_taking"
-    PAUSE = "pause"
-    BACKCHANNEL = "backchannel"
-    INTERRUPTION_DISCARD = "interruption_discard"
-    INTERRUPTION_REPAIR = "interruption_repair"
-    INTERRUPTION_PARK = "interruption_park"
-    OTHER_DIRECTED = "other_directed"
-    BACKGROUND_SPEECH = "background_speech"
-    DELEGATION = "delegation"
-    DELEGATION_MULTI = "delegation_multi"
-    DELEGATION_CANCEL = "delegation_cancel"
-    DELEGATION_REVISE = "delegation_revise"
-    DELEGATION_FAILURE = "delegation_failure"
-    PROACTIVE_TIMER = "proactive_timer"
-    CONVERSATION = "conversation"
-    VISUAL_QA = "visual_qa"
-    VISUAL_WATCH = "visual_watch"
-    VISUAL_CHANGE = "visual_change"
-    VISUAL_INTERRUPTION = "visual_interruption"   # interruption_repair about the scene: "no, the other one"
-    VISUAL_DELEGATION = "visual_delegation"       # a lookup about what the camera reads (a ticket's flight)
-
-
-# Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
-SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
 # The families a config without `scenarios` draws from. `conversation` (long multi-exchange
 # sessions, the `natural` preset) is opt-in, so default outputs stay what they were.
 # The Omni families (frames, visual events) are opt-in too: audio-only defaults stay audio-only.
@@ -56,21 +30,7 @@ DEFAULT_SCENARIOS: tuple[str, ...] = tuple(s for s in SCENARIOS if s != Scenario
 # The languages with a `schemas.language.Language` (each has a bank in generators/banks/<code>/);
 # `language` (or every key of `languages`) must be one of them.
 SUPPORTED_LANGUAGES: tuple[str, ...] = tuple(LANGUAGES)
-# Sample rates the pipeline renders and `duplexsynth validate` passes (measured at 16, 22.05, 24, 32,
-# 44.1 and 48 kHz; espeak's native 22050 Hz is resampled by soxr, as noise files and RIRs are).
-# Nothing below 16 kHz: the speech tokenizer and the trainer's audio encoder hear 16 kHz audio, and
-# at 8 kHz the 4 kHz high shelf of other-directed speech degenerates to no filter at all.
-SUPPORTED_SAMPLE_RATES: tuple[int, ...] = (16_000, 22_050, 24_000, 32_000, 44_100, 48_000)
-# The shortest unit the generator really supports. A unit that is "speak" must hold audible
-# assistant audio (DESIGN §5), so a unit must be longer than the longest silence inside an assistant
-# turn, or a window can fall wholly inside one. Measured by resynthesising every assistant text of
-# several runs with each assistant voice at its slowest drawn rate: espeak pauses up to 0.45 s at a
-# sentence end ("nice! That's"), so 0.48 s (`validate` already fails at 0.2-0.28 s); the
-# `conversation` family voices sentence and comma breaks as paragraph breaks (long_break_prob,
-# phrase_break_prob) of up to 0.79 s, so 0.84 s there (the natural preset fails at 0.6 s).
-MIN_UNIT_S = 0.48
 MIN_UNIT_S_LONG_BREAKS = 0.84
-MAX_UNIT_S = 10.0
 MAX_NUM = 100_000_000            # trajectories in one run
 MAX_SEED = 2**63 - 1             # run seeds are stored as int64
 MAX_DRAW_S = 60.0                # the longest silence any timing draw may make (Moshi: silent stretches to 30 s)
@@ -544,6 +504,13 @@ class VoicesConfig(_Strict):
     piper_dirs: list[Path] = Field(default_factory=list)
     cosyvoice: CosyVoiceConfig | None = None
     aligner: AlignerConfig | None = None
+
+    @field_validator("cast")
+    @classmethod
+    def _cast_is_a_name(cls, v: str) -> str:
+        from schemas.trajectory import safe_name
+
+        return safe_name(v, "cast")
 
     @field_validator("people")
     @classmethod

@@ -11,3 +11,12 @@ class UsageError(Exception):
     """Bad input or a refused operation; the message is what the user sees."""
 
     exit_code = 2
+
+
+def validation_summary(err: Exception) -> str:
+    """A pydantic ValidationError as 'field.path: message; ...' on one line (the field named, not the
+    input echoed), else the error's first line."""
+    errors = getattr(err, "errors", None)
+    if not callable(errors):
+        return (str(err).splitlines() or [type(err).__name__])[0]
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'row'}: {e['msg']}" for e in errors()[:3])

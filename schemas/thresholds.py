@@ -63,3 +63,18 @@ SNR_TOLERANCE_DB = 0.5
 # whose rate its example config sets (examples/speechlm2/conf/s2s_duplex.yaml: 22,050 Hz); the
 # nemo-s2s export resamples the assistant channel to this unless told another codec's rate.
 NEMO_S2S_TARGET_RATE = 22_050
+
+# Sample rates the pipeline renders and `duplexsynth validate` passes (measured at 16, 22.05, 24, 32,
+# 44.1 and 48 kHz; espeak's native 22050 Hz is resampled by soxr, as noise files and RIRs are).
+# Nothing below 16 kHz: the speech tokenizer and the trainer's audio encoder hear 16 kHz audio, and
+# at 8 kHz the 4 kHz high shelf of other-directed speech degenerates to no filter at all.
+SUPPORTED_SAMPLE_RATES: tuple[int, ...] = (16_000, 22_050, 24_000, 32_000, 44_100, 48_000)
+# The shortest unit the generator really supports. A unit that is "speak" must hold audible
+# assistant audio (DESIGN §5), so a unit must be longer than the longest silence inside an assistant
+# turn, or a window can fall wholly inside one. Measured by resynthesising every assistant text of
+# several runs with each assistant voice at its slowest drawn rate: espeak pauses up to 0.45 s at a
+# sentence end ("nice! That's"), so 0.48 s (`validate` already fails at 0.2-0.28 s); the
+# `conversation` family voices sentence and comma breaks as paragraph breaks (long_break_prob,
+# phrase_break_prob) of up to 0.79 s, so 0.84 s there (the natural preset fails at 0.6 s).
+MIN_UNIT_S = 0.48
+MAX_UNIT_S = 10.0

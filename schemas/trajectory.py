@@ -5,17 +5,20 @@ Field types carry their Arrow storage type where it is not the default (`Float32
 """
 from __future__ import annotations
 
+import math
+import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from schemas.attrs import ATTRS_MODEL, EventAttrs, check_attrs, dump_attrs, parse_attrs
-from schemas.vocab import Decision, EventKind, Label, Role
+from schemas.thresholds import MAX_UNIT_S, MIN_UNIT_S, SUPPORTED_SAMPLE_RATES
+from schemas.vocab import SCENARIOS, Decision, EventKind, Label, Role
 
 __all__ = [
     "ATTRS_MODEL", "EVENT_KINDS", "LABELS", "AudioBlob", "Decision", "Event", "EventAttrs", "EventKind",
     "FailedRecord", "InputEvent", "Label", "Role", "TrajectoryRow", "Unit", "Word", "ArrowType", "Float32",
-    "Int16", "Int32", "attrs_of", "make_event",
+    "Int16", "Int32", "attrs_of", "make_event", "row_field_problem", "safe_name", "no_markup",
 ]
 
 EVENT_KINDS: tuple[str, ...] = tuple(k.value for k in EventKind)
@@ -37,6 +40,30 @@ Int32 = Annotated[int, ArrowType("int32")]
 Int16 = Annotated[int, ArrowType("int16")]
 
 
+# An id or name that may become part of a file name or a URL: no '/', no '..', no leading '.' or '-'.
+SAFE_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~+-]{0,199}")
+# Markup in text a row says or reads: an HTML/XML tag or a protocol token ('<script>', '</b>', '<|speak|>',
+# '<unit>'). A bare comparison ('3 < 5') is not markup.
+MARKUP_RE = re.compile(r"<\s*[/!?|]?\s*[A-Za-z|]")
+# How far a word or event may run past the row's duration_s (float32 storage and rounding).
+TIME_SLACK_S = 1e-3
+
+
+def safe_name(v: str, what: str) -> str:
+    """`v` if it is a safe name (SAFE_NAME_RE, and no '..'), else ValueError naming `what`."""
+    if not SAFE_NAME_RE.fullmatch(v) or ".." in v:
+        raise ValueError(f"{what} {v[:60]!r} is not a safe name (letters, digits, . _ ~ + -; no '/', no '..')")
+    return v
+
+
+def no_markup(v: str, what: str) -> str:
+    """`v` if it holds no markup tag or protocol token, else ValueError naming `what`."""
+    m = MARKUP_RE.search(v)
+    if m:
+        raise ValueError(f"{what} holds markup {v[m.start():m.start() + 20]!r} (a tag or protocol token)")
+    return v
+
+
 class _M(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=True)
 
@@ -49,6 +76,16 @@ class Event(_M):
     end_s: float
     text: str = ""
     attrs: str = "{}"   # JSON string, as stored; its keys are the kind's model in schemas.attrs
+
+    @field_validator("id")
+    @classmethod
+    def _safe_id(cls, v: str) -> str:
+        return safe_name(v, "event id")
+
+    @field_validator("text")
+    @classmethod
+    def _plain_text(cls, v: str) -> str:
+        return no_markup(v, "event text")
 
     @model_validator(mode="after")
     def _attrs_fit_kind(self) -> "Event":
@@ -120,6 +157,55 @@ class TrajectoryRow(_M):
     frames: list[bytes] = Field(default_factory=list)
     script: str
     meta: str
+
+    @field_validator("id")
+    @classmethod
+    def _safe_id(cls, v: str) -> str:
+        return safe_name(v, "id")
+
+    @model_validator(mode="after")
+    def _fields_in_range(self) -> "TrajectoryRow":
+        why = row_field_problem(self)
+        if why:
+            raise ValueError(why)
+        return self
+
+
+def _get(x: Any, key: str) -> Any:
+    return x.get(key) if isinstance(x, dict) else getattr(x, key, None)
+
+
+def row_field_problem(row: Any) -> str | None:
+    """Why a row (a TrajectoryRow or its pyarrow dict) cannot be used, or None: an unknown scenario, an
+    unsafe id, a unit clock or rate the generator cannot make, a word or event outside the audio (a 1e9 s
+    word would reach a trainer). The model validates with it; readers that skip the model call it."""
+    try:
+        rid, scenario = _get(row, "id"), _get(row, "scenario")
+        if not isinstance(rid, str):
+            return f"id {rid!r} is not a string"
+        safe_name(rid, "id")
+        if scenario not in SCENARIOS:
+            return f"scenario {str(scenario)[:40]!r} is not a scenario family (known: {', '.join(SCENARIOS)})"
+        unit_s, sr, duration = float(_get(row, "unit_s")), _get(row, "sample_rate"), float(_get(row, "duration_s"))
+        if not (math.isfinite(unit_s) and MIN_UNIT_S - 1e-6 <= unit_s <= MAX_UNIT_S + 1e-6):
+            return f"unit_s {unit_s} is outside [{MIN_UNIT_S}, {MAX_UNIT_S}] s"
+        if sr not in SUPPORTED_SAMPLE_RATES:
+            return f"sample_rate {sr} Hz is not supported; supported: {list(SUPPORTED_SAMPLE_RATES)}"
+        if not (math.isfinite(duration) and duration > 0):
+            return f"duration_s {duration} is not a positive number of seconds"
+        end = duration + TIME_SLACK_S
+        for what, items in (("word", _get(row, "words") or []), ("event", _get(row, "events") or [])):
+            for i, x in enumerate(items):
+                a, b = float(_get(x, "start_s")), float(_get(x, "end_s"))
+                if not (math.isfinite(a) and math.isfinite(b) and 0 <= a <= b <= end):
+                    name = _get(x, "id") if what == "event" else _get(x, "word")
+                    return f"{what} {i} ({str(name)[:30]}) spans {a}-{b} s, outside the row's 0-{duration} s"
+                if what == "event":
+                    safe_name(str(_get(x, "id")), f"event {i} id")
+                    no_markup(str(_get(x, "text") or ""), f"event {i} text")
+    except (TypeError, ValueError) as err:
+        return str(err).splitlines()[0] if str(err) else type(err).__name__
+    return None
 
 
 class FailedRecord(_M):

@@ -139,3 +139,32 @@ COMPOSER_ONLY_TURN_ATTRS: frozenset[str] = frozenset({TurnAttr.AFTER_RESULT_TEXT
 
 # User turns carry the session's closed-loop timing targets as `ctl_<field>` (generators/timing/control).
 CONTROL_ATTR_PREFIX = "ctl_"
+
+
+class Scenario(StrEnum):
+    """A scenario family: the `scenario` column and the keys of `RunConfig.scenarios`."""
+
+    TURN_TAKING = "turn_taking"
+    PAUSE = "pause"
+    BACKCHANNEL = "backchannel"
+    INTERRUPTION_DISCARD = "interruption_discard"
+    INTERRUPTION_REPAIR = "interruption_repair"
+    INTERRUPTION_PARK = "interruption_park"
+    OTHER_DIRECTED = "other_directed"
+    BACKGROUND_SPEECH = "background_speech"
+    DELEGATION = "delegation"
+    DELEGATION_MULTI = "delegation_multi"
+    DELEGATION_CANCEL = "delegation_cancel"
+    DELEGATION_REVISE = "delegation_revise"
+    DELEGATION_FAILURE = "delegation_failure"
+    PROACTIVE_TIMER = "proactive_timer"
+    CONVERSATION = "conversation"
+    VISUAL_QA = "visual_qa"
+    VISUAL_WATCH = "visual_watch"
+    VISUAL_CHANGE = "visual_change"
+    VISUAL_INTERRUPTION = "visual_interruption"   # interruption_repair about the scene: "no, the other one"
+    VISUAL_DELEGATION = "visual_delegation"       # a lookup about what the camera reads (a ticket's flight)
+
+
+# Plain strings (not enum members), so configs and manifests dump as ordinary YAML / JSON.
+SCENARIOS: tuple[str, ...] = tuple(s.value for s in Scenario)
