@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 
 from jobs import ray_cluster
-from jobs.ray_cluster import EMBED_ENV, START_WAIT_DEFAULT_S, START_WAIT_ENV, STATE_DIR_ENV
+from jobs.ray_cluster import EMBED_ENV, STATE_DIR_ENV
 from tests.generated import FAST_VOICES_YAML
 
 ROOT = Path(__file__).resolve().parents[1]
 PYVER = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+START_WAIT_ENV = "RAY_raylet_start_wait_time_s"   # Ray's own name: what a user sets (jobs.ray_cluster.START_WAIT_ENV)
+START_WAIT_DEFAULT_S = 240   # the documented default (jobs.ray_cluster.START_WAIT_DEFAULT_S)
 RAY_TIMEOUT = ("The current node timed out during startup. This could happen because some of the raylet "
                "failed to startup or the GCS has become overloaded.")
 
@@ -207,6 +209,10 @@ def test_a_bad_start_wait_is_refused_before_ray_starts(ray_start, tmp_path, caps
     assert ray_start["calls"] == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"error: {START_WAIT_ENV}=") and "whole number" in err[0], err
+
+
+def test_start_wait_names_match_the_module():
+    assert (ray_cluster.START_WAIT_ENV, ray_cluster.START_WAIT_DEFAULT_S) == (START_WAIT_ENV, START_WAIT_DEFAULT_S)
 
 
 def test_local_head_gets_the_start_wait(monkeypatch):
