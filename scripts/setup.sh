@@ -44,10 +44,10 @@ fi
 if [[ "${1:-}" == "--test" || "${1:-}" == "--cosyvoice" ]]; then
   venv=.venv-cosyvoice
   "$PY" scripts/cosyvoice_env.py "$venv"
-  if ! "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend, matcha.utils.audio" >/dev/null 2>&1; then
+  if ! "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend, matcha.utils.audio, librosa.filters" >/dev/null 2>&1; then
     "$venv/bin/python" -m pip install -q --no-deps -r scripts/cosyvoice-requirements.txt
     rm -f "$venv"/lib/python3*/site-packages/torchaudio/lib/*.so   # CUDA builds; see the requirements file
-    "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend, matcha.utils.audio"
+    "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend, matcha.utils.audio, librosa.filters"
   fi
 fi
 
