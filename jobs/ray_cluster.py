@@ -339,6 +339,7 @@ class LocalHead:
                f"--num-cpus={self.num_cpus}", f"--temp-dir={self.temp_dir}", "--disable-usage-stats",
                *(f"--{flag}={port}" for flag, port in self.agent_ports.items())]
         env = {**self.env, TAG_ENV: self.tag}
+        env[START_WAIT_ENV] = str(start_wait_s(env))   # a busy host's head registers late
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          start_new_session=True)
@@ -394,6 +395,14 @@ class LocalHead:
 
 EMBED_ENV = "DUPLEXSYNTH_EMBEDDED_RAY"
 STATE_DIR_ENV = "DUPLEXSYNTH_RAY_STATE_DIR"   # tests: a record folder of their own
+
+# Ray's own setting (C++ RayConfig, read by the driver, GCS and raylet): how long the driver waits
+# for the new node to register. Ray's default (10 s per try, 30 s in all in ray/_private/node.py)
+# fails on a busy host ("The current node timed out during startup"); 240 s passed at load 30 on
+# 2 cores. It is only an upper bound: an idle host starts in a second or two.
+START_WAIT_ENV = "RAY_raylet_start_wait_time_s"
+START_WAIT_DEFAULT_S = 240
+START_TIMEOUT_MARKS = ("timed out during startup", "node registration may not be complete")
 
 
 def embedded_state_dir() -> Path:
@@ -521,3 +530,61 @@ def reap_orphaned_embedded(state_dir: Path | None = None, grace_s: float = 3.0) 
             with contextlib.suppress(OSError):
                 sess.path.unlink()
     return ended
+
+
+# ---------------------------------------------------------- starting an embedded Ray on a busy host
+
+def start_wait_s(env: dict[str, str] | None = None) -> int:
+    """The start-up wait in effect: $RAY_raylet_start_wait_time_s when set (a whole number of
+    seconds; Ray aborts the process on anything else, so it is refused here), else ours."""
+    env = os.environ if env is None else env
+    raw = env.get(START_WAIT_ENV)
+    if raw is None:
+        return START_WAIT_DEFAULT_S
+    if not raw.strip().isdigit() or not 0 < int(raw) < 2**32:
+        raise ClusterError(f"{START_WAIT_ENV}={raw!r}: give a whole number of seconds above 0 "
+                           f"(default {START_WAIT_DEFAULT_S})")
+    return int(raw)
+
+
+def apply_start_wait() -> int:
+    """Give this process (and the Ray processes it starts) the start-up wait: the user's, or ours
+    when none is set. Ray caches its config at import, so a loaded Ray re-reads it."""
+    wait = start_wait_s()
+    os.environ[START_WAIT_ENV] = str(wait)
+    if "ray" in sys.modules:
+        with contextlib.suppress(Exception):
+            from ray._raylet import Config
+            Config.initialize("")
+    return wait
+
+
+def is_startup_timeout(err: BaseException) -> bool:
+    """Ray's "the node did not register in time" (a slow host), not a bad argument or a crash."""
+    text = str(err).lower()
+    return any(mark in text for mark in START_TIMEOUT_MARKS)
+
+
+def start_local_ray(init: Any, tag: str | None, stream: Any = None) -> None:
+    """Run `init` (an embedded ``ray.init``) with a start-up wait fit for a busy host; after Ray's
+    start-up timeout, end what the failed try had started (its processes carry EMBED_ENV=`tag`),
+    say so in one line and try once more. A second timeout is one line naming the setting to raise."""
+    import ray
+    stream = stream or sys.stderr
+    wait = apply_start_wait()
+    for attempt in (1, 2):
+        try:
+            init()
+            return
+        except Exception as err:  # noqa: BLE001 - Ray raises a bare Exception for this
+            if not is_startup_timeout(err):
+                raise
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            if tag is not None:
+                terminate(tagged_processes(tag, EMBED_ENV), grace_s=2.0)
+            if attempt == 2:
+                raise ClusterError(f"Ray did not start within {wait} s, twice (a busy host?): set {START_WAIT_ENV} "
+                                   f"above {wait} (seconds) or rerun when the host is less loaded") from None
+            print(f"note: Ray did not start within {wait} s ({START_WAIT_ENV}; a busy host?): ended what it had "
+                  "started, trying once more", file=stream, flush=True)

@@ -243,13 +243,14 @@ def _init_ray(address: str | None, workers: int) -> tuple[bool, int]:
     # address="local": always a fresh local instance, never a `ray start` cluster found by accident.
     # Its processes are tagged and recorded with our pid, so a run after a SIGKILLed driver ends the
     # ones that outlived it (jobs/ray_cluster.py: the raylet's agents survive their driver).
-    from jobs.ray_cluster import embedded_ray_tag, reap_orphaned_embedded
+    # A busy host gets a long start-up wait and one retry (jobs/ray_cluster.start_local_ray).
+    from jobs.ray_cluster import embedded_ray_tag, reap_orphaned_embedded, start_local_ray
     for driver, pids in reap_orphaned_embedded().items():
         print(f"note: ended {len(pids)} processes left by an embedded Ray whose driver (pid {driver}) was killed",
               file=sys.stderr)
-    with embedded_ray_tag():
-        ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                 object_store_memory=200 * 1024 * 1024)
+    with embedded_ray_tag() as tag:
+        start_local_ray(lambda: ray.init(address="local", num_cpus=workers, include_dashboard=False,
+                                         log_to_driver=False, object_store_memory=200 * 1024 * 1024), tag)
     return True, workers
 
 

@@ -36,16 +36,18 @@ if command -v apt-get >/dev/null 2>&1; then
   fi
 fi
 
-# CosyVoice 2 (`--cosyvoice`, and `--test` for its tests): a venv of its own on top of our torch
-# (--system-site-packages), every package pinned and installed --no-deps so pip never resolves torch.
-# The model runs there, in Ray actors (jobs/cosyvoice_actor.py); model folders are never downloaded.
+# CosyVoice 2 (`--cosyvoice`, and `--test` for its tests): a venv of its own on top of the packages
+# of the interpreter running this script (a virtualenv's when one is active, not the base Python's:
+# scripts/cosyvoice_env.py links them in), every package pinned and installed --no-deps so pip
+# never resolves torch. The model runs there, in Ray actors (jobs/cosyvoice_actor.py); model
+# folders are never downloaded.
 if [[ "${1:-}" == "--test" || "${1:-}" == "--cosyvoice" ]]; then
   venv=.venv-cosyvoice
-  if ! "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend" >/dev/null 2>&1; then
-    "$PY" -m venv --system-site-packages "$venv"
+  "$PY" scripts/cosyvoice_env.py "$venv"
+  if ! "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend, matcha.utils.audio, librosa.filters" >/dev/null 2>&1; then
     "$venv/bin/python" -m pip install -q --no-deps -r scripts/cosyvoice-requirements.txt
     rm -f "$venv"/lib/python3*/site-packages/torchaudio/lib/*.so   # CUDA builds; see the requirements file
-    "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend"
+    "$venv/bin/python" -c "import cosyvoice.cli.model, cosyvoice.cli.frontend, matcha.utils.audio, librosa.filters"
   fi
 fi
 
