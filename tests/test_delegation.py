@@ -32,7 +32,7 @@ def task(tid, latency, outcome="relayed", status="ok", **kw):
 
 
 def run(turns, tts):
-    script = Script(scenario="t", seed=0, lead_in_s=0.5, tail_s=1.0, turns=tuple(turns))
+    script = Script(scenario="delegation", seed=0, lead_in_s=0.5, tail_s=1.0, turns=tuple(turns))
     tl = compose(script, tts, SR, 1.0)
     units = slice_units(tl.events, tl.words, tl.num_units, 1.0, SR, None, ENGLISH)
     row = render_trajectory(cfg=RunConfig(seed=0, num=1, sample_rate=SR), traj_id="row", script=script, tts=tts)

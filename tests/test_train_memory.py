@@ -2,6 +2,8 @@
 split the way FSDP2 shards (and DDP does not), and printed at the start of every run."""
 from __future__ import annotations
 
+import pytest
+
 from jobs.cli import main as cli
 from model.memory import GIB, estimate_offline
 
@@ -39,6 +41,8 @@ def test_estimate_memory_refuses_bad_input(capsys):
     assert cli(["train", "--estimate-memory", "--config", "no-such-config"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "config not found: no-such-config" in err[0]
-    assert cli(["train", "--estimate-memory", "--config", "tiny", "--gpus", "0"]) == 2
+    with pytest.raises(SystemExit) as exit_:   # refused by argparse (schemas/argtypes), before any work
+        cli(["train", "--estimate-memory", "--config", "tiny", "--gpus", "0"])
+    assert exit_.value.code == 2 and "argument --gpus: must be >= 1" in capsys.readouterr().err
     assert cli(["train", "--config", "tiny"]) == 2
     assert "--data is required" in capsys.readouterr().err
