@@ -90,12 +90,12 @@ class TrainSplit:
                  recipe: str = RECIPE_UNIFIED):
         self.dir = resolve_split_dir(path, split).resolve()
         self.info = read_split_info(self.dir)
+        self.paths = [split_file(self.dir, s, "path", f"shards[{i}].path") for i, s in enumerate(self.info["shards"])]
         self.vocab = ProtocolVocab.load(split_file(self.dir, self.info, "tokenizer"))
         self.audio_format = self.info.get("audio_format", "flac")
         self.n_mels = int(self.info.get("n_mels", 80))
         self.layout = self.info.get("layout", {})
         self.unit_s = float(self.layout.get("unit_s", 1.0))
-        self.paths = [split_file(self.dir, s, "path", f"shards[{i}].path") for i, s in enumerate(self.info["shards"])]
         if not self.paths:
             raise DataError(f"{self.dir}: split has no shards")
         self.max_seq_len, self.seed, self.group = max_seq_len, seed, max(1, shuffle_shard_group)
