@@ -77,7 +77,7 @@ def test_eval_out_that_is_not_a_regular_file_is_refused_before_evaluating(tmp_pa
         out.symlink_to(tmp_path / "elsewhere.json")
     else:
         out.mkdir()
-    for cmd in ("eval-decisions", "eval-duplex"):
+    for cmd in ("eval-decisions", "eval-duplex") if kind == "fifo" else ("eval-decisions",):
         proc = cli(cmd, str(tmp_path / "no-checkpoint"), "--data", str(tmp_path / "no-data"), "--out", str(out))
         refusal(proc, "--out", str(out), "not a regular file")
     st = os.lstat(out)
@@ -149,7 +149,7 @@ def test_checkpoint_metadata_naming_a_file_outside_the_checkpoint_is_refused(tmp
 
 
 @pytest.mark.parametrize("field,info", [
-    ("tokenizer", {"tokenizer": "../../etc/passwd", "shards": [{"path": "a.parquet"}]}),
+    ("tokenizer", {"tokenizer": "../secret.json", "shards": [{"path": "a.parquet"}]}),   # main: KeyError
     ("shards[0].path", {"tokenizer": "tokenizer/protocol.json", "shards": [{"path": "/etc/passwd"}]}),
 ])
 def test_split_json_naming_a_file_outside_the_split_is_refused(tmp_path, field, info):
@@ -157,6 +157,7 @@ def test_split_json_naming_a_file_outside_the_split_is_refused(tmp_path, field, 
 
     split = tmp_path / "train"
     split.mkdir()
+    (tmp_path / "secret.json").write_text("{}")   # a file that exists, outside the split
     (split / "split.json").write_text(json.dumps(info))
     with pytest.raises(DataError, match=f"split.json: {re.escape(field)}: .* points outside"):
         TrainSplit(split)
@@ -229,7 +230,7 @@ def test_refused_export_leaves_no_lock_file_and_no_folder(dataset, tmp_path):
 
 
 def test_export_holds_its_source_while_reading_it(dataset, tmp_path):
-    from jobs.lock import OutputLocked, output_lock, source_lock
+    from jobs.lock import OutputLocked, output_lock
     from pipeline.io import Store
 
     out = tmp_path / "moshi"
@@ -237,6 +238,7 @@ def test_export_holds_its_source_while_reading_it(dataset, tmp_path):
         refusal(cli("export", str(dataset), "--format", "moshi", "--out", str(out)), str(dataset),
                 "being written by another run")
     assert not out.exists()
+    from jobs.lock import source_lock
     with source_lock(dataset, "export"):   # an export is reading it: generate (--force-new-run) is refused
         with pytest.raises(OutputLocked, match="an export is reading it"):
             with output_lock(Store(dataset), "duplexsynth generate"):
