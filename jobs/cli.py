@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
+        _refuse_empty_paths(args)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -69,6 +70,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unexpected {type(err).__name__}: {one_line(str(err))} "
               "(a defect of duplexsynth; DUPLEXSYNTH_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1
+
+
+PATH_OPTIONS = ("out", "png")   # options naming a file or folder we write: '' would mean the current folder
+
+
+def _refuse_empty_paths(args: argparse.Namespace) -> None:
+    """`--out ''` is Path('') = the current folder: refuse it rather than write (or clear) there."""
+    from schemas.errors import UsageError
+
+    for name in PATH_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not value.strip():
+            raise UsageError(f"--{name}: empty path; name a file or folder")
 
 
 def one_line(msg: str) -> str:

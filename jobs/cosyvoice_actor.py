@@ -59,7 +59,49 @@ def check_model_dir(path: str | Path) -> Path:
     missing = [f for f in REQUIRED_FILES if not (p / f).exists()]
     if missing:
         raise ValueError(f"cosyvoice model folder {str(p)!r} lacks {', '.join(missing)}")
+    check_yaml_tags(p / "cosyvoice2.yaml")
     return p
+
+
+# cosyvoice2.yaml is read with hyperpyyaml, whose !new:/!name:/!apply: tags import and call any
+# Python callable: `!apply:os.system [...]` runs a shell command. Before it is read, every tag must
+# be plain YAML, a hyperpyyaml reference, or build from the model's own packages; !apply: (a call
+# at load time) only the seeding calls the released yaml makes. The model folder is still trusted
+# code (its weights are torch.load-ed, its packages run; README "CosyVoice"): this refuses a yaml
+# that names a command, it does not make a hostile model folder safe.
+YAML_REF_TAGS = ("!ref", "!copy", "!tuple", "!placeholder")
+YAML_MODULES = ("cosyvoice", "matcha", "omegaconf")   # all the released CosyVoice 2 yaml builds from
+# a dotted name is resolved attribute by attribute: cosyvoice.cli.frontend.os.system is os.system
+YAML_NEVER = frozenset({"os", "sys", "subprocess", "builtins", "shutil", "importlib", "pickle", "ctypes", "runpy",
+                        "eval", "exec", "compile", "open", "__import__", "system", "popen", "torch", "pty", "socket"})
+YAML_APPLY = ("random.seed", "numpy.random.seed", "torch.manual_seed", "torch.cuda.manual_seed_all")
+
+
+def check_yaml_tags(path: Path) -> None:
+    """Refuse (one-line ValueError naming the file, line and tag) a hyperpyyaml tag that could run code."""
+    import yaml
+
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise ValueError(f"{path}: not readable YAML ({str(err).splitlines()[0]})") from None
+    todo = [root] if root is not None else []
+    while todo:
+        node = todo.pop()
+        tag = node.tag or ""
+        kind, _, target = tag.partition(":") if tag.startswith("!") else ("", "", "")
+        ok = (tag.startswith("tag:yaml.org,2002:") or tag in YAML_REF_TAGS
+              or (kind in ("!new", "!name") and target.split(".")[0] in YAML_MODULES
+                  and not YAML_NEVER.intersection(target.split(".")))
+              or (kind == "!apply" and target in YAML_APPLY))
+        if not ok:
+            raise ValueError(f"{path}: line {node.start_mark.line + 1}: tag {tag!r} is refused: a model yaml may "
+                             f"build only from {', '.join(YAML_MODULES)} (and call only the seeding functions), "
+                             "never run other code")
+        if isinstance(node, yaml.MappingNode):
+            todo.extend(x for pair in node.value for x in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
 
 
 INSTRUCT_TOKENIZER = "get_qwen_tokenizer"   # CosyVoice 2's text tokenizer: its specials hold <|endofprompt|>

@@ -47,18 +47,29 @@ import pyarrow.parquet as pq
 
 from jobs.card import CARD, export_card
 from jobs.dataset_reader import DatasetCheck, DatasetError, open_dataset
-from jobs.lock import LOCK_NAME, output_lock
+from jobs.lock import LOCK_NAME, export_output, source_lock
 from model import audio as fe
 from model.protocol import (
-    ProtocolError, TextTokenizer, UnitEncoder, extend_vocab, load_text_tokenizer, write_extended_tokenizer,
+    ProtocolError,
+    TextTokenizer,
+    UnitEncoder,
+    extend_vocab,
+    load_text_tokenizer,
+    write_extended_tokenizer,
 )
-from pipeline.io import Store, atomic_write_bytes, sha256_file
+from pipeline.io import atomic_write_bytes, sha256_file
 from schemas.argtypes import MAX_MIX_WEIGHT, parse_finite
 from schemas.arrow import AUDIO_TYPE, with_hf_metadata
 from schemas.errors import UsageError
 from schemas.language import language
-from schemas.protocol import (AUDIO_EMBEDS_PER_SECOND, CHUNK_EOS, DELEGATE, DELEGATE_END, SPEECH_TOKENS_PER_SECOND,
-                              TURN_EOS)
+from schemas.protocol import (
+    AUDIO_EMBEDS_PER_SECOND,
+    CHUNK_EOS,
+    DELEGATE,
+    DELEGATE_END,
+    SPEECH_TOKENS_PER_SECOND,
+    TURN_EOS,
+)
 from schemas.trajectory import row_field_problem
 
 FORMAT = "duplexsynth-train-v1"
@@ -415,20 +426,18 @@ def export(src: str | Path, out: str | Path, opts: ExportOptions, progress: bool
     if opts.rows_per_shard < 1:
         raise ExportError("--rows-per-shard must be >= 1")
     check_output_folder(src, out, opts.overwrite)
-    source = list_source_shards(src, opts.allow_incomplete)
-    tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)   # a bad --tokenizer is refused before --out exists
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ExportError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
-    with output_lock(Store(out), "duplexsynth export"):
-        check_output_folder(src, out, opts.overwrite)   # again, now that no other export can write here
-        clear_folder(out)      # an earlier export (check_output_folder), never another folder
-        try:
-            return _export(src, out, opts, source, tok, t0, progress)
-        except BaseException:
-            clear_folder(out)  # no half export a trainer could take for data; it held nothing else
-            raise
+    # the source is held (shared) from its listing to the last row read: no --force-new-run under us
+    with source_lock(src, "export", opts.allow_incomplete):
+        source = list_source_shards(src, opts.allow_incomplete)
+        tok: TextTokenizer = load_text_tokenizer(opts.tokenizer)   # a bad --tokenizer is refused before --out exists
+        with export_output(out, "duplexsynth export"):
+            check_output_folder(src, out, opts.overwrite)   # again, now that no other export can write here
+            clear_folder(out)      # an earlier export (check_output_folder), never another folder
+            try:
+                return _export(src, out, opts, source, tok, t0, progress)
+            except BaseException:
+                clear_folder(out)  # no half export a trainer could take for data; it held nothing else
+                raise
 
 
 def clear_folder(out: Path) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -34,8 +35,8 @@ import numpy as np
 
 from jobs.dataset_reader import DatasetError, DatasetReader
 from jobs.export import FAILED_NAME, ExportError, check_output_folder, clear_folder
-from jobs.lock import output_lock
-from pipeline.io import Store, sha256_file
+from jobs.lock import export_output, source_lock
+from pipeline.io import sha256_file
 from schemas.trajectory import row_field_problem
 from schemas.vocab import Role
 
@@ -169,28 +170,38 @@ def export_format(src: str | Path, out: str | Path, *, fmt: str, make_writer: Ca
     if not src.is_dir():
         raise ExportError(f"source folder not found: {src}")
     check_output_folder(src, out, overwrite, fmt)
-    try:
-        reader = DatasetReader(src, allow_incomplete)
-    except DatasetError as err:
-        raise ExportError(str(err)) from None
-    summary = ExportSummary(out=out, format=fmt,
-                            skipped_line="" if reader.check.complete else reader.check.skipped_line())
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise ExportError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
-    with output_lock(Store(str(out)), f"duplexsynth export ({fmt})"):
-        check_output_folder(src, out, overwrite, fmt)   # again, now that no other export can write here
-        _convert(reader, out, summary, make_writer, progress, t0)
+    # the source is held (shared) from its listing to the last row read: no --force-new-run under us
+    with source_lock(src, f"export ({fmt})", allow_incomplete):
+        try:
+            reader = DatasetReader(src, allow_incomplete)
+        except DatasetError as err:
+            raise ExportError(str(err)) from None
+        summary = ExportSummary(out=out, format=fmt,
+                                skipped_line="" if reader.check.complete else reader.check.skipped_line())
+        with export_output(out, f"duplexsynth export ({fmt})"):
+            check_output_folder(src, out, overwrite, fmt)   # again, now that no other export can write here
+            _remove_stale_stages(out)
+            _convert(reader, out, summary, make_writer, progress, t0)
     return summary
+
+
+def _stage_name(out: Path, pid: int) -> Path:
+    """The staging folder beside `out` an export of process `pid` converts into before moving it in."""
+    return out.with_name(f".{out.name}.partial-{pid}")
+
+
+def _remove_stale_stages(out: Path) -> None:
+    """Staging folders of killed exports of `out` (any pid): OUT's lock is held, so none is live."""
+    stage = re.compile(rf"\.{re.escape(out.name)}\.partial-\d+")
+    for p in out.parent.iterdir():
+        if stage.fullmatch(p.name) and p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
 
 
 def _convert(reader: DatasetReader, out: Path, summary: ExportSummary, make_writer: Callable[[Path], FormatWriter],
              progress: bool, t0: float) -> None:
     """Convert every row into a staging folder, then move it into `out` (the lock is held)."""
-    stage = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    if stage.exists():
-        shutil.rmtree(stage)   # left by an earlier export of this pid that was killed
+    stage = _stage_name(out, os.getpid())   # _remove_stale_stages cleared any earlier one
     stage.mkdir()
     try:
         writer = make_writer(stage)

@@ -7,6 +7,11 @@ time, command); a second run finds it and refuses, naming the holder.
 - Local folder: the lock file is held with `flock` for the run, so a holder that died (even by
   kill -9) leaves a lock nobody holds: the next run reports it as stale and takes it over. A
   finished run empties the file and leaves it (an empty lock file is free).
+- A reader (`export`) holds a shared flock on its source's lock file while it reads, so a
+  `generate --force-new-run` into the source is refused until the export is done (and an export is
+  refused while a run writes its source, unless it reads an incomplete one on purpose).
+- An export's output (`export_output`): a refused or failed export leaves no lock file and no
+  folder it created itself.
 - fsspec URI (object stores have no flock): the lock object is written if absent; a lock from
   this host whose pid is dead is stale, and a lock from another host is refused (the message
   says which file to delete once that run is known to be gone).
@@ -21,6 +26,7 @@ import socket
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from pipeline.io import Store
@@ -83,7 +89,8 @@ def output_lock(store: Store, command: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             held = _read_info(os.pread(fd, 4096, 0))
-            raise OutputLocked(f"{store.display()} is in use by another run: {_holder_text(held)}; "
+            who = _holder_text(held) if held else "an export is reading it"   # readers write no holder
+            raise OutputLocked(f"{store.display()} is in use by another run: {who}; "
                                f"wait for it to finish or choose another --out") from None
         old = _read_info(os.pread(fd, 4096, 0))
         if old:
@@ -103,6 +110,67 @@ def output_lock(store: Store, command: str) -> Iterator[None]:
                 os.ftruncate(fd, 0)
     finally:
         os.close(fd)   # releases the flock
+
+
+@contextlib.contextmanager
+def source_lock(root: Path, command: str, allow_incomplete: bool = False) -> Iterator[None]:
+    """Hold a shared lock on the dataset folder `root` while `command` reads it (see module doc).
+
+    A folder we cannot lock (read-only and without a lock file) is read unlocked: nothing can
+    write there either. With `allow_incomplete`, a source a live run is writing is read anyway.
+    """
+    path = root / LOCK_NAME
+    fd = None
+    for flags in (os.O_RDONLY | os.O_NOFOLLOW, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW):
+        try:
+            fd = os.open(path, flags, 0o644)
+            break
+        except OSError:
+            continue
+    if fd is None:
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if not allow_incomplete:
+                held = _read_info(os.pread(fd, 4096, 0))
+                raise OutputLocked(f"{root} is being written by another run: {_holder_text(held)}; wait for it "
+                                   f"to finish before {command} reads it (or pass --allow-incomplete to read "
+                                   "the shards it has finished)") from None
+            print(f"note: {root} is being written by another run; reading the shards it has finished",
+                  file=sys.stderr, flush=True)
+        yield
+    finally:
+        os.close(fd)   # releases the shared flock
+
+
+@contextlib.contextmanager
+def export_output(out: Path, command: str) -> Iterator[None]:
+    """Create `out` and hold its lock for an export; one that fails or is refused leaves neither a lock
+    file nor a folder it created itself (a lock file it found, an earlier export's, stays)."""
+    created = not os.path.lexists(out)
+    had_lock = os.path.lexists(out / LOCK_NAME)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"--out {out}: cannot create the output folder ({err.strerror or err})") from None
+    failed = False
+    try:
+        with output_lock(Store(out), command):
+            try:
+                yield
+            except BaseException:
+                failed = True
+                if not had_lock:   # unlinked while held: no other run can be holding this inode
+                    with contextlib.suppress(OSError):
+                        (out / LOCK_NAME).unlink()
+                raise
+    finally:
+        if failed and created:
+            with contextlib.suppress(OSError):
+                out.rmdir()   # only when empty: the failed export cleared what it wrote
 
 
 def _remote_lock(store: Store, payload: bytes) -> Iterator[None]:

@@ -44,6 +44,7 @@ from generators.version import GENERATOR_VERSION
 from generators.corpus import pin_corpus
 from generators.scenes.video import pin_videos
 from generators.llm import LLMFigures
+from generators.llm.cache import CACHE_DIR
 from jobs.card import CARD, CardRefused, Counts, check_card_slot, count_shard, dataset_card, write_card
 from jobs.llm_gate import gate_of, start_gates
 from jobs.lock import output_lock
@@ -140,9 +141,10 @@ def _check_previous_run(cfg: RunConfig, store: Store, force_new_run: bool) -> No
     store.remove(MANIFEST)
 
 
-def _check_output_folder(store: Store) -> None:
-    """Refuse an output whose subfolders are symlinks out of it (we would write and delete there)."""
-    for sub in OUTPUT_DIRS:
+def check_output_subfolders(store: Store) -> None:
+    """Refuse an output whose subfolders are symlinks out of it (we would write and delete there);
+    `llm_cache/` too, which an llm script source fills (write-scripts runs this same check)."""
+    for sub in (*OUTPUT_DIRS, CACHE_DIR):
         if store.escapes_root(sub):
             raise RunRefused(f"{store.display(sub)} is a symlink to a folder outside {store.display()}; "
                              "duplexsynth writes and deletes only inside its output folder: replace it with a "
@@ -277,7 +279,7 @@ def generate(cfg: RunConfig, out: str | Path, workers: int | None = None, addres
     cfg = pin_videos(cfg)   # likewise the videos' and annotations' fingerprint
     store = _open_store(out)
     with output_lock(store, "duplexsynth generate"):
-        _check_output_folder(store)
+        check_output_subfolders(store)
         try:
             check_card_slot(store)   # someone's own README.md is refused before anything is written
         except CardRefused as err:

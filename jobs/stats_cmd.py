@@ -110,7 +110,10 @@ def _plain(o: Any) -> Any:
 def run(args: argparse.Namespace) -> int:
     from jobs.dataset_reader import DatasetError, open_dataset
     from pipeline.stats import aggregate, format_table, plot
+    from schemas.safe_paths import refuse_unsafe_target
 
+    if args.png:
+        refuse_unsafe_target(args.png, "--png")   # before reading the dataset, not after
     try:
         check = open_dataset(args.dir, allow_incomplete=args.allow_incomplete)
         if not check.complete:

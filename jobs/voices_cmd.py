@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import sys
 
 from schemas.language import LANGUAGES
 
@@ -45,6 +46,10 @@ def run(args: argparse.Namespace) -> int:
     from schemas.config import load_config
 
     cfg = load_config(args.config) if args.config else None
+    if cfg is not None and cfg.voices.cosyvoice is not None:
+        print(f"note: the CosyVoice model folder {cfg.voices.cosyvoice.model_dir} is trusted code (its yaml "
+              "builds Python objects, its .pt files are loaded by CosyVoice); use only folders you trust",
+              file=sys.stderr)
     voices = [v for v in bank(cfg.voices if cfg else None) if args.language in (None, v.language)]
     rows = [{**v.model_dump(), "natural": v.natural, "default": default_use(v.id),
              "installed": installed(v.engine, v.source)} for v in voices]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from jobs.generate_cmd import add_plan_args, resolve_config, seconds
+from schemas.safe_paths import refuse_unsafe_target
 
 SCRIPTS_FILE = "scripts.jsonl"
 FAILED_FILE = "failed.jsonl"
@@ -38,19 +39,23 @@ def _tmp(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.tmp")
 
 
+def _open_tmp(path: Path) -> TextIO:
+    """The temp file of `path`, new (O_EXCL|O_NOFOLLOW: a symlink planted at its name is never written
+    through); a leftover of a killed run is removed first (the output lock is held). A `path` that
+    exists and is not a regular file is refused before any planning."""
+    refuse_unsafe_target(path, "--out")
+    tmp = _tmp(path)
+    tmp.unlink(missing_ok=True)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
 def run(args: argparse.Namespace) -> int:
     """Refusals (ConfigError, a bad --out) are UsageErrors: jobs.cli.main prints them in one line."""
-    from generators.registry import (
-        language_for,
-        plan_sourced,
-        scenario_for,
-        source_for,
-        trajectory_seed,
-        trajectory_weights,
-    )
-    from jobs.runner import RunRefused
-    from jobs.shards import preflight, trajectory_id
-    from schemas.provenance import ScriptRecord
+    from jobs.lock import output_lock
+    from jobs.runner import RunRefused, check_output_subfolders
+    from jobs.shards import preflight
+    from pipeline.io import Store
 
     cfg = resolve_config(args)
     out = Path(args.out)
@@ -61,13 +66,31 @@ def run(args: argparse.Namespace) -> int:
     for note in preflight(cfg):
         print(note, file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    store = Store(out)
+    with output_lock(store, "duplexsynth write-scripts"):   # two runs into one folder: the second is refused
+        check_output_subfolders(store)   # llm_cache/ a symlink out of --out is refused, as generate refuses it
+        return _write(args, cfg, out)
+
+
+def _write(args: argparse.Namespace, cfg: Any, out: Path) -> int:
+    """Plan every trajectory into the two JSONL files (the output lock is held)."""
+    from generators.registry import (
+        language_for,
+        plan_sourced,
+        scenario_for,
+        source_for,
+        trajectory_seed,
+        trajectory_weights,
+    )
+    from jobs.shards import trajectory_id
+    from schemas.provenance import ScriptRecord
+
     writer = source_for(cfg, out)
     paths = {name: out / name for name in (SCRIPTS_FILE, FAILED_FILE)}
     t0 = last = time.monotonic()
     counts: Counter[str] = Counter()
     failed = 0
-    with _tmp(paths[SCRIPTS_FILE]).open("w", encoding="utf-8") as good, \
-            _tmp(paths[FAILED_FILE]).open("w", encoding="utf-8") as bad:
+    with _open_tmp(paths[SCRIPTS_FILE]) as good, _open_tmp(paths[FAILED_FILE]) as bad:
         for j in range(cfg.num):
             tid = trajectory_id(cfg.seed, j // cfg.shard_size, j)
             seed = trajectory_seed(cfg.seed, j)

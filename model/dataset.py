@@ -30,6 +30,7 @@ from model.config import RECIPE_UNIFIED, RECIPE_VENUS
 from model.protocol import NOT_A_TARGET, ProtocolVocab, loss_classes
 from model.recipes import collate_speech, split_speech
 from schemas.errors import UsageError
+from schemas.safe_paths import UnsafePath, contained
 
 
 class DataError(UsageError, ValueError):
@@ -55,6 +56,30 @@ def resolve_split_dir(path: str | Path, split: str = "train") -> Path:
                     "create one with `duplexsynth export`)")
 
 
+def read_split_info(split_dir: Path) -> dict[str, Any]:
+    """SPLIT/split.json as a mapping with a `shards` list; a refusal names the file and the field."""
+    path = split_dir / "split.json"
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise DataError(f"{path}: not JSON ({err})") from None
+    if not isinstance(info, dict) or not isinstance(info.get("shards"), list) \
+            or not all(isinstance(s, dict) for s in info["shards"]):
+        raise DataError(f"{path}: expected an object with a 'shards' list of objects (write it with `duplexsynth export`)")
+    return info
+
+
+def split_file(split_dir: Path, entry: dict[str, Any], key: str, field: str | None = None) -> Path:
+    """A file split.json names (its tokenizer, a shard), refused unless it lies inside the split's folder."""
+    where = f"{split_dir / 'split.json'}: {field or key}"
+    if key not in entry:
+        raise DataError(f"{where} is missing")
+    try:
+        return contained(split_dir, entry[key], where)
+    except UnsafePath as err:
+        raise DataError(str(err)) from None
+
+
 class TrainSplit:
     """The light index of one exported split plus lazy, cached access to its rows."""
 
@@ -64,13 +89,13 @@ class TrainSplit:
                  split: str = "train", cache_shards: int | None = None, image_size: int | None = None,
                  recipe: str = RECIPE_UNIFIED):
         self.dir = resolve_split_dir(path, split).resolve()
-        self.info = json.loads((self.dir / "split.json").read_text())
-        self.vocab = ProtocolVocab.load(self.dir / self.info["tokenizer"])
+        self.info = read_split_info(self.dir)
+        self.paths = [split_file(self.dir, s, "path", f"shards[{i}].path") for i, s in enumerate(self.info["shards"])]
+        self.vocab = ProtocolVocab.load(split_file(self.dir, self.info, "tokenizer"))
         self.audio_format = self.info.get("audio_format", "flac")
         self.n_mels = int(self.info.get("n_mels", 80))
         self.layout = self.info.get("layout", {})
         self.unit_s = float(self.layout.get("unit_s", 1.0))
-        self.paths = [self.dir / s["path"] for s in self.info["shards"]]
         if not self.paths:
             raise DataError(f"{self.dir}: split has no shards")
         self.max_seq_len, self.seed, self.group = max_seq_len, seed, max(1, shuffle_shard_group)

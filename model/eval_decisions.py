@@ -25,6 +25,7 @@ import torch
 from model.config import load_checkpoint_spec
 from model.dataset import TrainSplit, collate
 from model.modeling import DuplexModel
+from schemas.safe_paths import atomic_write_bytes, refuse_unsafe_target
 from model.protocol import CHUNK_EOS, DELEGATE, LISTEN, SPEAK, TURN_EOS, ProtocolVocab
 from schemas.vocab import Label
 
@@ -172,6 +173,8 @@ def evaluate(ckpt: str | Path, data: str | Path, max_samples: int | None = None)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        refuse_unsafe_target(args.out)   # before the evaluation, not after an hour of it
     try:
         rep = evaluate(args.checkpoint, args.data, args.max_samples)
     except (FileNotFoundError, ValueError) as err:
@@ -183,14 +186,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def emit_report(rep: dict[str, Any], out: str | None) -> None:
-    """Print the report as JSON and, with `--out`, write it there too (temp file, then rename)."""
+    """Print the report as JSON and, with `--out`, write it there too (`atomic_write_bytes`: a FIFO, a
+    device or a symlink at --out, or at a temp name, is refused, never written through)."""
     text = json.dumps(rep, indent=2)
-    if out:
-        p = Path(out)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(p.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(p)
+    if out is not None:
+        atomic_write_bytes(out, text.encode("utf-8"), "--out")
     print(text)
 
 

@@ -28,6 +28,7 @@ import torch
 from model.dataset import DataError, Item, TrainSplit
 from model.duplex_metrics import GROUPS, PROACTIVE, RELAY, RESPONSE, UNITS, gold_from_row, merge, score, summarize
 from model.duplex_runtime import DuplexRuntime
+from schemas.safe_paths import refuse_unsafe_target
 from model.eval_decisions import emit_report, load_model, resolve_checkpoint, val_split
 from model.protocol import LISTEN, SPEAK, UNIT, ProtocolVocab
 from schemas.protocol import SPEECH_CODEBOOK, SPEECH_TOKENS_PER_SECOND
@@ -165,6 +166,8 @@ def _gold_row(root: Path, digests: dict[str, str], cache: dict[str, Any], r: dic
 
 # ----------------------------------------------------------------------------- CLI
 def run(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        refuse_unsafe_target(args.out)   # before the evaluation, not after an hour of it
     try:
         rep = evaluate(args.checkpoint, args.data, source=args.source, max_samples=args.max_samples,
                        use_cache=not args.recompute, max_text_tokens=args.max_text_tokens,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from schemas.errors import UsageError
+from schemas.safe_paths import contained
 
 # safetensors file -> DuplexModel attribute (absent components are skipped)
 COMPONENTS: dict[str, str] = {
@@ -95,8 +96,8 @@ def _copy_tokenizer(state: dict[str, Any], tmp: Path) -> str | None:
     data = Path(state.get("data", ""))
     try:
         info = json.loads((data / "split.json").read_text())
-        src = (data / info["tokenizer"]).parent / "tokenizer.json"
-    except (OSError, KeyError, ValueError):
+        src = contained(data, info["tokenizer"], "tokenizer").parent / "tokenizer.json"   # never outside the data
+    except (OSError, KeyError, TypeError, ValueError):   # UnsafePath is a ValueError
         return None
     if not src.is_file():
         return None

@@ -145,18 +145,15 @@ def estimate_offline(config: str, gpus: int, data: str | None = None) -> MemoryE
     """The estimate for `config` on `gpus` GPUs (bf16 unless the config says fp32), from a model
     built on the meta device (no memory, no weights read). The vocabulary is the export's in `data`,
     else the MiniCPM-o 4.5 tokenizer extended as `duplexsynth export` extends it."""
-    import json
-    from pathlib import Path
-
     from model.config import load_run_spec, parallel_mode
-    from model.dataset import resolve_split_dir
+    from model.dataset import read_split_info, resolve_split_dir, split_file
     from model.modeling import DuplexModel
     from model.protocol import ProtocolVocab, extend_vocab, load_text_tokenizer
 
     spec = load_run_spec(config)
     if data:
         split = resolve_split_dir(data)
-        vocab = ProtocolVocab.load(split / json.loads((split / "split.json").read_text())["tokenizer"])
+        vocab = ProtocolVocab.load(split_file(split, read_split_info(split), "tokenizer"))
     else:
         vocab = extend_vocab(load_text_tokenizer("minicpm-o45"))
     # local weights are never read: the meta model has the shapes of the config

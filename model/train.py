@@ -55,6 +55,7 @@ from model.modeling import DuplexModel, count_parameters
 from model.protocol import LOSS_CLASSES, ProtocolVocab
 from schemas.bounds import reachable
 from schemas.errors import UsageError
+from schemas.safe_paths import UnsafePath, contained
 
 CKPT_DIR = "checkpoints"
 
@@ -417,6 +418,13 @@ def _read_metadata(path: Path) -> Any:
     if not isinstance(metadata, Metadata):
         raise TrainError(f"{meta_path}: not checkpoint metadata (it holds a {type(metadata).__name__}); "
                          "delete the checkpoint or resume from another one")
+    for index, info in (getattr(metadata, "storage_data", None) or {}).items():
+        # DCP opens path / relative_path as written: '../../x.distcp' would load weights from anywhere
+        rel = getattr(info, "relative_path", None)
+        try:
+            contained(path, rel, f"{meta_path}: relative_path of {getattr(index, 'fqn', index)}")
+        except UnsafePath as err:
+            raise TrainError(f"{err}; delete the checkpoint or resume from another one") from None
     return metadata
 
 

@@ -26,6 +26,13 @@ import soundfile as sf
 
 from schemas.arrow import HEAVY_COLUMNS
 from schemas.bounds import MAX_AUDIO_OVERRUN_S, BoundsError, audio_frame_bound
+from schemas.safe_paths import (  # noqa: F401
+    TMP_MARK,
+    UnsafePath,
+    atomic_write_bytes,
+    contained,
+    refuse_unsafe_target,
+)
 
 ROW_GROUP_SIZE = 2   # 1-4 rows per group: reading one trajectory reads only that trajectory
 
@@ -67,18 +74,6 @@ def sha256_file(path: str | Path) -> str:
         return sha256_stream(f)
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write to a temp name in the same folder, fsync, rename: readers never see half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def atomic_write_json(path: str | Path, obj: Any) -> None:
     atomic_write_bytes(path, (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode())
 
@@ -103,7 +98,6 @@ def write_parquet(table: pa.Table, path: str | Path) -> str:
     return digest
 
 
-TMP_MARK = ".tmp-"   # temp names are ".<name>.tmp-<pid>[-<nonce>]"
 _TMP_NAME = re.compile(r"\.(.+)\.tmp-\d+(?:-[0-9a-f]+)?")
 
 

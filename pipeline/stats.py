@@ -16,6 +16,7 @@ rows visual events per minute and proactive visual latency (pipeline/visual_stat
 """
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from generators.intervals import dialogue_figures, ipus_from_segments, transitio
 from pipeline import vad
 from pipeline.delegation_stats import DelegationRowStats, aggregate_delegation, analyse_delegation, format_delegation
 from pipeline.visual_stats import VisualRowStats, aggregate_visual, analyse_visual, format_visual
+from schemas.safe_paths import atomic_write_bytes
 from schemas.thresholds import MIN_EOT_S
 from schemas.timeline import BabbleNoise, TimelineSpec
 from schemas.trajectory import Event, attrs_of
@@ -241,7 +243,7 @@ def format_table(agg: dict[str, Any], clean: bool = True) -> str:
 
 
 def plot(agg: dict[str, Any], path: str) -> None:
-    """A PNG: per-minute figures against Fisher, the two offset histograms, speak share, SNRs."""
+    """A PNG at exactly `path`: per-minute figures against Fisher, the two offset histograms, speak share, SNRs."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -276,5 +278,7 @@ def plot(agg: dict[str, Any], path: str) -> None:
     ax.bar(h["edges"][:-1], h["counts"], width=np.diff(h["edges"]), align="edge")
     ax.set_xlabel("realised SNR (dB)")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=100, format="png")   # format given: savefig would add ".png" to a bare NAME
     plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue(), "--png")

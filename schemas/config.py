@@ -1047,9 +1047,9 @@ def list_presets() -> list[str]:
 
 def load_preset(name: str) -> dict[str, Any]:
     """The mapping of a bundled preset, e.g. `natural` (realistic timing and acoustics)."""
+    if name not in list_presets():   # a name, never a path: '../../ANY/base' would load any YAML file
+        raise ConfigError(f"--preset: unknown preset {name!r}; known: {list_presets()}")
     path = PRESET_DIR / f"{name}.yaml"
-    if not path.is_file():
-        raise ConfigError(f"unknown preset {name!r}; known: {list_presets()}")
     data = read_yaml(path, f"preset {name}") or {}
     if not isinstance(data, dict):
         raise ConfigError(f"preset {name}: top level must be a mapping")
