@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,13 +70,18 @@ def read_split_info(split_dir: Path) -> dict[str, Any]:
     return info
 
 
-def split_file(split_dir: Path, entry: dict[str, Any], key: str, field: str | None = None) -> Path:
-    """A file split.json names (its tokenizer, a shard), refused unless it lies inside the split's folder."""
+def split_file(split_dir: Path, entry: dict[str, Any], key: str, field: str | None = None,
+               root: Path | None = None) -> Path:
+    """A file split.json names (a shard; its tokenizer), refused unless it lies inside `root`: the split's
+    folder, or for the tokenizer the export folder its splits share (split.json says '../tokenizer/...')."""
     where = f"{split_dir / 'split.json'}: {field or key}"
     if key not in entry:
         raise DataError(f"{where} is missing")
+    rel = entry[key]
+    if root is not None and isinstance(rel, str) and rel.strip() and not Path(rel).is_absolute():
+        rel = os.path.relpath(split_dir / rel, root)   # still relative; climbing out of root stays '..'
     try:
-        return contained(split_dir, entry[key], where)
+        return contained(root if root is not None else split_dir, rel, where)
     except UnsafePath as err:
         raise DataError(str(err)) from None
 
@@ -91,7 +97,7 @@ class TrainSplit:
         self.dir = resolve_split_dir(path, split).resolve()
         self.info = read_split_info(self.dir)
         self.paths = [split_file(self.dir, s, "path", f"shards[{i}].path") for i, s in enumerate(self.info["shards"])]
-        self.vocab = ProtocolVocab.load(split_file(self.dir, self.info, "tokenizer"))
+        self.vocab = ProtocolVocab.load(split_file(self.dir, self.info, "tokenizer", root=self.dir.parent))
         self.audio_format = self.info.get("audio_format", "flac")
         self.n_mels = int(self.info.get("n_mels", 80))
         self.layout = self.info.get("layout", {})

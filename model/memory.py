@@ -153,7 +153,7 @@ def estimate_offline(config: str, gpus: int, data: str | None = None) -> MemoryE
     spec = load_run_spec(config)
     if data:
         split = resolve_split_dir(data)
-        vocab = ProtocolVocab.load(split_file(split, read_split_info(split), "tokenizer"))
+        vocab = ProtocolVocab.load(split_file(split, read_split_info(split), "tokenizer", root=split.parent))
     else:
         vocab = extend_vocab(load_text_tokenizer("minicpm-o45"))
     # local weights are never read: the meta model has the shapes of the config

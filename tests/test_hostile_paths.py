@@ -149,15 +149,18 @@ def test_checkpoint_metadata_naming_a_file_outside_the_checkpoint_is_refused(tmp
 
 
 @pytest.mark.parametrize("field,info", [
-    ("tokenizer", {"tokenizer": "../secret.json", "shards": [{"path": "a.parquet"}]}),   # main: KeyError
-    ("shards[0].path", {"tokenizer": "tokenizer/protocol.json", "shards": [{"path": "/etc/passwd"}]}),
+    # the tokenizer may sit in the export folder beside the splits ('../tokenizer/...'), never above it
+    ("tokenizer", {"tokenizer": "../../secret.json", "shards": [{"path": "a.parquet"}]}),   # main: KeyError
+    ("shards[0].path", {"tokenizer": "../tokenizer/protocol.json", "shards": [{"path": "/etc/passwd"}]}),
+    ("shards[0].path", {"tokenizer": "../tokenizer/protocol.json", "shards": [{"path": "../secret.json"}]}),
 ])
 def test_split_json_naming_a_file_outside_the_split_is_refused(tmp_path, field, info):
     from model.dataset import DataError, TrainSplit
 
-    split = tmp_path / "train"
-    split.mkdir()
-    (tmp_path / "secret.json").write_text("{}")   # a file that exists, outside the split
+    split = tmp_path / "export" / "train"
+    split.mkdir(parents=True)
+    (tmp_path / "secret.json").write_text("{}")   # files that exist, outside the export and the split
+    (tmp_path / "export" / "secret.json").write_text("{}")
     (split / "split.json").write_text(json.dumps(info))
     with pytest.raises(DataError, match=f"split.json: {re.escape(field)}: .* points outside"):
         TrainSplit(split)
