@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from schemas.errors import UsageError
-from schemas.safe_paths import contained
 
 # safetensors file -> DuplexModel attribute (absent components are skipped)
 COMPONENTS: dict[str, str] = {
@@ -93,11 +92,12 @@ def export_checkpoint(ckpt: str | Path, out: str | Path) -> dict[str, Any]:
 
 def _copy_tokenizer(state: dict[str, Any], tmp: Path) -> str | None:
     """The run's extended tokenizer.json (from the data folder it trained on), if it is still there."""
+    from model.dataset import DataError, read_split_info, split_file
+
     data = Path(state.get("data", ""))
-    try:
-        info = json.loads((data / "split.json").read_text())
-        src = contained(data, info["tokenizer"], "tokenizer").parent / "tokenizer.json"   # never outside the data
-    except (OSError, KeyError, TypeError, ValueError):   # UnsafePath is a ValueError
+    try:   # inside the export folder the split belongs to (split.json says '../tokenizer/protocol.json')
+        src = split_file(data, read_split_info(data), "tokenizer", root=data.parent).parent / "tokenizer.json"
+    except (OSError, DataError):
         return None
     if not src.is_file():
         return None
